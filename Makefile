@@ -1,0 +1,131 @@
+# Makefile - builds, runs, tests and plots the course. `make help` says what each target does.
+#
+# Variables a CUDA user expects, all overridable on the command line (make SMS=90 V=1):
+#   CUDA_PATH  the toolkit         (default: the one whose nvcc is on PATH, else /usr/local/cuda)
+#   NVCC, CC   the compilers       (default: $(CUDA_PATH)/bin/nvcc and cc)
+#   SMS        GPU architectures   (default: this machine's GPU; without one, sm_75 and up + PTX)
+#   V=1        echo every command
+#   ARGS       extra flags for `make run-<lesson>`, e.g. ARGS="--size 1G"
+
+LESSONS := 01_sync_copy
+
+BUILD := build
+BIN   := $(BUILD)/bin
+OBJ   := $(BUILD)/obj
+
+# ---------------------------------------------------------------------------- toolchain
+
+NVCC_ON_PATH := $(shell command -v nvcc 2>/dev/null)
+CUDA_PATH ?= $(if $(NVCC_ON_PATH),$(patsubst %/bin/nvcc,%,$(NVCC_ON_PATH)),/usr/local/cuda)
+NVCC      ?= $(CUDA_PATH)/bin/nvcc
+
+# Build for the GPU in this machine when there is one (fast to build, and exactly right); else for
+# every architecture from Turing (sm_75, the oldest CUDA 13 supports) that this nvcc knows, plus
+# PTX of the newest, which the driver compiles for GPUs newer than the toolkit.
+ifeq ($(origin SMS),undefined)
+  GPU_SMS  := $(sort $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d '.'))
+  NVCC_SMS := $(patsubst sm_%,%,$(shell $(NVCC) --list-gpu-code 2>/dev/null))
+  KNOWN_SMS := $(if $(NVCC_SMS),$(filter 75 80 86 89 90 100 120,$(NVCC_SMS)),75 80 86 89 90)
+  SMS := $(if $(and $(GPU_SMS),$(NVCC_SMS)),$(if $(filter-out $(NVCC_SMS),$(GPU_SMS)),$(KNOWN_SMS),$(GPU_SMS)),$(KNOWN_SMS))
+endif
+PTX_SM  := $(lastword $(SMS))
+GENCODE := $(foreach sm,$(SMS),-gencode arch=compute_$(sm),code=sm_$(sm)) \
+           -gencode arch=compute_$(PTX_SM),code=compute_$(PTX_SM)
+
+CFLAGS    ?= -O2 -g
+NVCCFLAGS ?= -O2 -lineinfo
+# Host code is ISO C11, warnings are errors (CONVENTIONS.md). POSIX 2008 for clock_gettime.
+ALL_CFLAGS    := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror \
+                 -Icommon -I$(CUDA_PATH)/include $(CFLAGS)
+ALL_NVCCFLAGS := -std=c++17 $(GENCODE) -Icommon -Xcompiler=-Wall,-Wextra -Werror=all-warnings \
+                 $(NVCCFLAGS)
+# nvcc links the CUDA runtime statically by default: the programs run without LD_LIBRARY_PATH.
+LDLIBS :=
+
+ifeq ($(V),1)
+  Q :=
+  say :=
+else
+  Q := @
+  say = @printf '  %-6s %s\n' $(1) $(2);
+endif
+
+# ------------------------------------------------------------------------------- build
+
+COMMON_OBJS := $(OBJ)/common/common.c.o $(OBJ)/common/gpu.c.o $(OBJ)/common/kernels.cu.o
+lesson_objs  = $(patsubst %,$(OBJ)/%.o,$(wildcard $(1)/*.c $(1)/*.cu))
+PROGRAMS    := $(addprefix $(BIN)/,$(LESSONS))
+
+.PHONY: all help run-all plots test sanitize clean $(LESSONS) $(addprefix run-,$(LESSONS))
+.DEFAULT_GOAL := all
+
+all: $(PROGRAMS)
+
+$(LESSONS): %: $(BIN)/%
+
+$(addprefix run-,$(LESSONS)): run-%: $(BIN)/%
+	./$(BIN)/$* $(ARGS)
+
+define program_rule
+$(BIN)/$(1): $(call lesson_objs,$(1)) $(COMMON_OBJS)
+	@mkdir -p $$(@D)
+	$$(call say,LINK,$$@)$(NVCC) $(GENCODE) -o $$@ $$^ $(LDLIBS)
+endef
+$(foreach lesson,$(LESSONS),$(eval $(call program_rule,$(lesson))))
+
+# Objects depend on the flags they were built with: a different SMS or CUDA_PATH rebuilds them.
+FLAGS_STAMP := $(BUILD)/flags.stamp
+FLAGS_NOW   := $(CC) $(ALL_CFLAGS) | $(NVCC) $(ALL_NVCCFLAGS)
+$(FLAGS_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo '$(FLAGS_NOW)' | cmp -s - $@ || echo '$(FLAGS_NOW)' > $@
+.PHONY: FORCE
+
+$(OBJ)/%.c.o: %.c $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(OBJ)/%.cu.o: %.cu $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(call say,NVCC,$<)$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c $< -o $@
+
+-include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
+
+# ------------------------------------------------------------------- run, plot, test
+
+# Runs every lesson with its defaults into results/<gpu>/, one summary line each, then the plots.
+run-all: all
+	$(Q)MAKE="$(MAKE)" scripts/run_all.sh $(LESSONS)
+
+# Draws whatever results exist (yours under results/<gpu>/, and the shipped reference).
+plots:
+	$(Q)scripts/plots.sh
+
+# Host-only unit tests of common/, built with AddressSanitizer and UBSan.
+TEST_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror -g -O1 \
+               -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all \
+               -Icommon -I$(CUDA_PATH)/include
+$(BUILD)/tests/test_common: tests/test_common.c common/common.c common/common.h
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) $(TEST_CFLAGS) -o $@ tests/test_common.c common/common.c -lm
+
+test: $(PROGRAMS) $(BUILD)/tests/test_common
+	$(Q)MAKE="$(MAKE)" tests/run_tests.sh $(LESSONS)
+
+sanitize: $(PROGRAMS)
+	$(Q)scripts/sanitize.sh $(LESSONS)
+
+clean:
+	rm -rf $(BUILD)
+
+help:
+	@echo 'make               build every lesson into $(BIN)/'
+	@echo 'make <lesson>      build one lesson, e.g. make 01_sync_copy'
+	@echo 'make run-<lesson>  build and run one lesson; flags go in ARGS="--size 1G"'
+	@echo 'make run-all       run every lesson into results/<gpu>/ (CSV + log), then the plots'
+	@echo 'make plots         draw results/<gpu>/ and results/reference/ into plots/out/'
+	@echo 'make test          all tests; GPU parts are skipped (and counted) without a GPU'
+	@echo 'make sanitize      every lesson under compute-sanitizer (needs a GPU)'
+	@echo 'make clean         remove $(BUILD)/'
+	@echo 'lessons: $(LESSONS)'
+	@echo 'building for SMS=$(SMS) with $(NVCC)'

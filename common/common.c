@@ -1,0 +1,407 @@
+/*
+ * common.c - the host-only half of common.h: timing, statistics, command line, CSV.
+ * Nothing here calls the CUDA runtime, so the unit tests run it under AddressSanitizer and UBSan
+ * on machines without a GPU. The half that talks to the GPU is gpu.c.
+ */
+#include "common.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+const char *program_name = "program";
+
+/* ------------------------------------------------------------------ timing */
+
+double host_ms(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec * 1e3 + (double)now.tv_nsec * 1e-6;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+struct stats stats_summarize(double *samples, size_t n)
+{
+    qsort(samples, n, sizeof *samples, compare_doubles);
+    struct stats s = {
+        .median = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]),
+        .min = samples[0],
+        .max = samples[n - 1],
+    };
+    return s;
+}
+
+double gbps(size_t bytes, double ms)
+{
+    return (double)bytes / (ms * 1e-3) / 1e9;
+}
+
+char *format_bytes(size_t bytes, char *buf, size_t len)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    size_t unit = 0;
+    double value = (double)bytes;
+    while (value >= 1024.0 && unit + 1 < sizeof units / sizeof units[0]) {
+        value /= 1024.0;
+        unit++;
+    }
+    if (value == floor(value))
+        snprintf(buf, len, "%.0f %s", value, units[unit]);
+    else
+        snprintf(buf, len, "%.1f %s", value, units[unit]);
+    return buf;
+}
+
+size_t host_available_bytes(void)
+{
+    FILE *meminfo = fopen("/proc/meminfo", "r");
+    if (!meminfo)
+        return 0;
+    char line[256];
+    unsigned long long kib = 0;
+    while (fgets(line, sizeof line, meminfo))
+        if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+            break;
+    fclose(meminfo);
+    return (size_t)kib * 1024;
+}
+
+/* ------------------------------------------------------- data and checking */
+
+void fill_random(float *x, size_t n, unsigned long long seed)
+{
+    uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1; /* xorshift64 must not start at 0 */
+    for (size_t i = 0; i < n; i++) {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        /* 24 random bits make a float in [0, 1) exactly; shift it to [-1, 1). */
+        x[i] = (float)(state >> 40) * (1.0f / 16777216.0f) * 2.0f - 1.0f;
+    }
+}
+
+size_t vector_add_mismatch(const float *a, const float *b, const float *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (c[i] != a[i] + b[i])
+            return i;
+    return n;
+}
+
+/* -------------------------------------------------------------- command line */
+
+const char *parse_count(const char *text, unsigned long long max, unsigned long long *out)
+{
+    if (*text == '\0')
+        return "is empty";
+    if (!isdigit((unsigned char)*text))
+        return "is not a whole number";
+    unsigned long long value = 0;
+    const char *p = text;
+    for (; isdigit((unsigned char)*p); p++) {
+        unsigned digit = (unsigned)(*p - '0');
+        if (value > (ULLONG_MAX - digit) / 10)
+            return "is too large";
+        value = value * 10 + digit;
+    }
+    if (*p != '\0')
+        return "is not a whole number";
+    if (value > max)
+        return "is too large";
+    *out = value;
+    return NULL;
+}
+
+const char *parse_bytes(const char *text, size_t *out)
+{
+    if (*text == '\0')
+        return "is empty";
+    if (!isdigit((unsigned char)*text))
+        return "is not a byte count";
+    const char *p = text;
+    while (isdigit((unsigned char)*p))
+        p++;
+    char digits[32];
+    if ((size_t)(p - text) >= sizeof digits)
+        return "is too large";
+    memcpy(digits, text, (size_t)(p - text));
+    digits[p - text] = '\0';
+
+    unsigned shift = 0;
+    switch (toupper((unsigned char)*p)) {
+    case '\0': break;
+    case 'K': shift = 10; break;
+    case 'M': shift = 20; break;
+    case 'G': shift = 30; break;
+    case 'T': shift = 40; break;
+    default: return "has an unknown unit (use K, M, G or T: binary units)";
+    }
+    if (shift) {
+        p++;
+        /* "64K" and "64KiB" both mean 65536; "64KB" is refused, since KB often means 1000. */
+        if (p[0] == 'i' && p[1] == 'B')
+            p += 2;
+        if (*p != '\0')
+            return "has an unknown unit (use K, M, G or T: binary units)";
+    }
+
+    unsigned long long value;
+    const char *why = parse_count(digits, SIZE_MAX >> shift, &value);
+    if (why)
+        return why;
+    if (value == 0)
+        return "must be greater than zero";
+    *out = (size_t)value << shift;
+    return NULL;
+}
+
+static void print_default(const struct opt *o)
+{
+    char buf[32];
+    switch (o->kind) {
+    case OPT_BYTES: printf("default %s", format_bytes(*(size_t *)o->value, buf, sizeof buf)); break;
+    case OPT_INT: printf("default %d", *(int *)o->value); break;
+    case OPT_PATH:
+        if (*(const char **)o->value)
+            printf("default %s", *(const char **)o->value);
+        else
+            printf("default none");
+        break;
+    }
+}
+
+static void print_usage(const char *summary, const struct opt *opts, size_t n_opts)
+{
+    printf("usage: %s [options]\n\n%s\n\noptions:\n", program_name, summary);
+    for (size_t i = 0; i < n_opts; i++) {
+        char flag[64];
+        snprintf(flag, sizeof flag, "%s %s", opts[i].name, opts[i].meta);
+        printf("  %-20s %s (", flag, opts[i].help);
+        print_default(&opts[i]);
+        printf(")\n");
+    }
+    printf("  %-20s %s\n", "--help", "print this help and exit");
+    printf("\nsizes accept 4096, 64K, 256M, 1G (binary units: 1K = 1024 bytes)\n");
+}
+
+static const char *expectation(enum opt_kind kind)
+{
+    switch (kind) {
+    case OPT_BYTES: return "a byte count such as 4096, 64K, 256M or 1G";
+    case OPT_INT: return "a whole number";
+    case OPT_PATH: return "a file path";
+    }
+    return "a value";
+}
+
+static int usage_error(const char *flag, const char *value, const char *why, const char *expected)
+{
+    if (value)
+        fprintf(stderr, "%s: %s '%s' %s; expected %s (see --help)\n", program_name, flag, value,
+                why, expected);
+    else
+        fprintf(stderr, "%s: %s %s (see --help)\n", program_name, flag, why);
+    return EXIT_USAGE;
+}
+
+static int set_option(const struct opt *o, const char *value)
+{
+    const char *why = NULL;
+    char range[96];
+    switch (o->kind) {
+    case OPT_BYTES: {
+        size_t bytes = 0;
+        why = parse_bytes(value, &bytes);
+        if (!why && (bytes < o->min || bytes > o->max))
+            why = "is out of range";
+        if (why) {
+            char lo[32], hi[32];
+            snprintf(range, sizeof range, "a byte count from %s to %s",
+                     format_bytes(o->min, lo, sizeof lo), format_bytes(o->max, hi, sizeof hi));
+            return usage_error(o->name, value, why, range);
+        }
+        *(size_t *)o->value = bytes;
+        return CLI_CONTINUE;
+    }
+    case OPT_INT: {
+        unsigned long long n = 0;
+        why = parse_count(value, o->max, &n);
+        if (!why && n < o->min)
+            why = n == 0 ? "must be greater than zero" : "is too small";
+        if (why) {
+            snprintf(range, sizeof range, "a whole number from %llu to %llu", o->min, o->max);
+            return usage_error(o->name, value, why, range);
+        }
+        *(int *)o->value = (int)n;
+        return CLI_CONTINUE;
+    }
+    case OPT_PATH:
+        if (*value == '\0')
+            return usage_error(o->name, value, "is empty", expectation(o->kind));
+        *(const char **)o->value = value;
+        return CLI_CONTINUE;
+    }
+    return usage_error(o->name, value, "is not understood", expectation(o->kind));
+}
+
+enum { MAX_OPTIONS = 32 };
+
+int cli_parse(int argc, char **argv, const char *summary, struct common_args *args,
+              const struct opt *extra, size_t n_extra)
+{
+    if (argc > 0 && argv[0] && *argv[0]) {
+        const char *slash = strrchr(argv[0], '/');
+        program_name = slash ? slash + 1 : argv[0];
+    }
+
+    struct opt opts[MAX_OPTIONS] = {
+        {"--size", OPT_BYTES, &args->size, 1, (size_t)1 << 40, "BYTES", "bytes per buffer"},
+        {"--reps", OPT_INT, &args->reps, 1, 100000, "N", "timed repetitions; the median is reported"},
+        {"--csv", OPT_PATH, &args->csv, 0, 0, "PATH", "append results to this CSV file"},
+        {"--device", OPT_INT, &args->device, 0, 1023, "N", "which GPU to use"},
+    };
+    size_t n_opts = 4;
+    for (size_t i = 0; i < n_extra && n_opts < MAX_OPTIONS; i++)
+        opts[n_opts++] = extra[i];
+    bool seen[MAX_OPTIONS] = {false};
+
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            print_usage(summary, opts, n_opts);
+            return EXIT_VERIFIED;
+        }
+        const char *equals = strchr(arg, '=');
+        size_t name_len = equals ? (size_t)(equals - arg) : strlen(arg);
+        size_t k = 0;
+        while (k < n_opts && !(strlen(opts[k].name) == name_len &&
+                               strncmp(opts[k].name, arg, name_len) == 0))
+            k++;
+        if (k == n_opts) {
+            fprintf(stderr, "%s: unknown option '%.*s' (see --help)\n", program_name,
+                    (int)name_len, arg);
+            return EXIT_USAGE;
+        }
+        if (seen[k])
+            return usage_error(opts[k].name, NULL, "is given more than once", NULL);
+        seen[k] = true;
+
+        const char *value = equals ? equals + 1 : NULL;
+        if (!value) {
+            if (i + 1 >= argc)
+                return usage_error(opts[k].name, NULL, "needs a value", NULL);
+            value = argv[++i];
+        }
+        int rc = set_option(&opts[k], value);
+        if (rc != CLI_CONTINUE)
+            return rc;
+    }
+    if (args->size_multiple > 1 && args->size % args->size_multiple != 0) {
+        char size[32], multiple[64];
+        snprintf(size, sizeof size, "%zu", args->size);
+        snprintf(multiple, sizeof multiple, "a multiple of %zu bytes", args->size_multiple);
+        return usage_error("--size", size, "does not hold whole elements", multiple);
+    }
+    return CLI_CONTINUE;
+}
+
+/* ------------------------------------------------------------------ results */
+
+void csv_field(FILE *file, const char *text)
+{
+    if (!text)
+        return;
+    if (!strpbrk(text, ",\"\r\n")) {
+        fputs(text, file);
+        return;
+    }
+    fputc('"', file);
+    for (const char *c = text; *c; c++) {
+        if (*c == '"')
+            fputc('"', file);
+        fputc(*c, file);
+    }
+    fputc('"', file);
+}
+
+int csv_open(struct csv *csv, const char *path, const char *lesson, const struct gpu_info *gpu)
+{
+    *csv = (struct csv){.path = path, .lesson = lesson, .gpu = gpu};
+    if (!path)
+        return 0;
+    csv->file = fopen(path, "a+");
+    if (!csv->file) {
+        fprintf(stderr, "%s: cannot open --csv %s: %s\n", program_name, path, strerror(errno));
+        return -1;
+    }
+    /* Appending rows of another shape would corrupt the file for every reader: refuse it. */
+    char first_line[512] = "";
+    rewind(csv->file);
+    if (!fgets(first_line, sizeof first_line, csv->file)) {
+        fprintf(csv->file, "%s\n", CSV_HEADER);
+        return 0;
+    }
+    first_line[strcspn(first_line, "\r\n")] = '\0';
+    if (strcmp(first_line, CSV_HEADER) != 0) {
+        fprintf(stderr, "%s: --csv %s holds other columns than this course's schema; "
+                        "choose a new file\n", program_name, path);
+        fclose(csv->file);
+        csv->file = NULL;
+        return -1;
+    }
+    fseek(csv->file, 0, SEEK_END); /* C requires a seek between reading and writing a stream */
+    return 0;
+}
+
+int csv_write(struct csv *csv, const struct csv_row *row)
+{
+    if (!csv->file)
+        return 0;
+    FILE *f = csv->file;
+    const char *cells[] = {csv->lesson, row->experiment, row->variant, row->direction};
+    for (size_t i = 0; i < sizeof cells / sizeof cells[0]; i++) {
+        csv_field(f, cells[i]);
+        fputc(',', f);
+    }
+    fprintf(f, "%zu,%d,%.6g,%.6g,%.6g,", row->bytes, row->reps, row->ms.median, row->ms.min,
+            row->ms.max);
+    if (!isnan(row->gbps))
+        fprintf(f, "%.3f", row->gbps);
+    fputc(',', f);
+    const char *identity[] = {csv->gpu->name, csv->gpu->cc, csv->gpu->driver, csv->gpu->runtime};
+    for (size_t i = 0; i < sizeof identity / sizeof identity[0]; i++) {
+        csv_field(f, identity[i]);
+        fputc(',', f);
+    }
+    csv_field(f, row->params);
+    fputc('\n', f);
+    if (ferror(f)) {
+        fprintf(stderr, "%s: writing --csv %s failed\n", program_name, csv->path);
+        return -1;
+    }
+    return 0;
+}
+
+int csv_close(struct csv *csv)
+{
+    if (!csv->file)
+        return 0;
+    int rc = fclose(csv->file);
+    csv->file = NULL;
+    if (rc != 0) {
+        fprintf(stderr, "%s: closing --csv %s failed: %s\n", program_name, csv->path,
+                strerror(errno));
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,201 @@
+/*
+ * common.h - what every lesson shares, and nothing a lesson teaches.
+ *
+ *   exit codes ............ EXIT_VERIFIED, EXIT_ERROR, EXIT_USAGE, EXIT_NO_GPU
+ *   CUDA error checks ..... CUDA_CHECK (abort, lessons 01-04), CUDA_TRY / CUDA_REPORT (return, 05 on)
+ *   the GPU ............... gpu_open(), gpu_print_header()
+ *   timing ................ host_ms(), stats_summarize(), gbps()
+ *   command line .......... cli_parse() with the flags every program has, plus a lesson's own
+ *   results ............... csv_open() / csv_write() / csv_close(): one schema for every lesson
+ *
+ * Host code is ISO C11. The CUDA runtime API is a C API, so this header includes it directly.
+ */
+#ifndef COMMON_H
+#define COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cuda_runtime.h>
+
+/* ---------------------------------------------------------------- exit codes */
+
+enum {
+    EXIT_VERIFIED = 0, /* ran, and every result was checked */
+    EXIT_ERROR = 1,    /* a CUDA call or a verification failed; the message says which */
+    EXIT_USAGE = 2,    /* bad command line */
+    EXIT_NO_GPU = 77,  /* no usable GPU or driver (77 is the "skipped" code of automake tests) */
+};
+
+/* ---------------------------------------------------------- CUDA error checks */
+
+/* Prints "<program>: <expr> failed: <error name> (<error text>) at <file>:<line>" when err is not
+ * cudaSuccess, and returns err unchanged, so the caller decides what happens next. */
+cudaError_t cuda_report(cudaError_t err, const char *expr, const char *file, int line);
+
+/* The expression's error, reported if it is one. For goto-cleanup code:
+ *     err = CUDA_REPORT(cudaMalloc(&d, bytes));
+ *     if (err != cudaSuccess) goto out_free_host;                                    */
+#define CUDA_REPORT(call) cuda_report((call), #call, __FILE__, __LINE__)
+
+/* Lessons 01-04: report and end the program. Fine while the operating system is the only one
+ * cleaning up; from lesson 05 on, code that owns resources returns its error instead. */
+#define CUDA_CHECK(call)                                                                         \
+    do {                                                                                         \
+        if (CUDA_REPORT(call) != cudaSuccess)                                                    \
+            exit(EXIT_ERROR);                                                                    \
+    } while (0)
+
+/* Lesson 05 on: report and return the error to the caller (a function returning cudaError_t). */
+#define CUDA_TRY(call)                                                                           \
+    do {                                                                                         \
+        cudaError_t cuda_try_err_ = CUDA_REPORT(call);                                           \
+        if (cuda_try_err_ != cudaSuccess)                                                        \
+            return cuda_try_err_;                                                                \
+    } while (0)
+
+/* Kernel launches are checked through their launchers: every launcher in a .cu file returns the
+ * launch's cudaGetLastError(), so CUDA_CHECK(launch_x(...)) catches a bad launch at once. Errors
+ * raised while the kernel runs are sticky and surface at the next synchronisation, which is
+ * checked too. */
+
+/* ------------------------------------------------------------------- the GPU */
+
+struct gpu_info {
+    int device;
+    char name[256];
+    char cc[16];      /* compute capability, "9.0" */
+    char driver[64];  /* kernel module version when readable ("580.159.03"), else the CUDA version
+                         the driver supports ("cuda 13.0") */
+    char runtime[16]; /* CUDA runtime the program was built with, "13.0" */
+    int copy_engines; /* asyncEngineCount: 1 = copies overlap kernels; 2+ = H2D and D2H overlap too */
+    int multiprocessors;
+    size_t global_mem_bytes;
+};
+
+/* The program's name as its messages print it; set by cli_parse() from argv[0]. */
+extern const char *program_name;
+
+/* Selects GPU `device`, fills *info and creates the CUDA context, so that context creation stays
+ * out of every timed region. Returns EXIT_VERIFIED on success; otherwise the exit code to return
+ * from main (EXIT_NO_GPU, EXIT_USAGE for a device index out of range, EXIT_ERROR), having printed
+ * one sentence that says why. */
+int gpu_open(int device, struct gpu_info *info);
+
+/* "GPU 0: NVIDIA H200 | cc 9.0 | 132 SMs | 140.4 GiB | driver 580.159.03 | runtime 13.0 | 3 copy engines" */
+void gpu_print_header(const struct gpu_info *info);
+
+/* Checks, before anything is allocated, that the run fits: `device_bytes` in the GPU's free memory
+ * and `host_bytes` in the host's available memory. Returns EXIT_VERIFIED, or EXIT_ERROR after
+ * printing both sizes. */
+int gpu_check_capacity(size_t device_bytes, size_t host_bytes);
+
+/* Host memory the kernel reports as available (MemAvailable), or 0 when unknown. */
+size_t host_available_bytes(void);
+
+/* ------------------------------------------------------------------ timing */
+
+/* CLOCK_MONOTONIC in milliseconds: for how long the *host* was held up by a call. Time device work
+ * with CUDA events instead. */
+double host_ms(void);
+
+struct stats {
+    double median, min, max;
+};
+
+/* Median, min and max of n samples (n >= 1). Sorts the samples in place. */
+struct stats stats_summarize(double *samples, size_t n);
+
+/* Bandwidth in GB/s, where 1 GB = 1e9 bytes (the unit link speeds are quoted in). */
+double gbps(size_t bytes, double ms);
+
+/* "4 KiB", "64 MiB", "1.5 GiB": sizes are binary. Returns buf. */
+char *format_bytes(size_t bytes, char *buf, size_t len);
+
+/* ------------------------------------------------------- data and checking */
+
+/* Fills x with pseudo-random floats in [-1, 1) from `seed`: never zeros, which would hide unwritten
+ * outputs. Same seed, same data. */
+void fill_random(float *x, size_t n, unsigned long long seed);
+
+/* The first i with c[i] != a[i] + b[i] (compared exactly: one IEEE addition rounds the same on
+ * host and device), or n when all match. */
+size_t vector_add_mismatch(const float *a, const float *b, const float *c, size_t n);
+
+/* -------------------------------------------------------------- command line */
+
+/* Parsers behind the flags; they return NULL when the text is valid, else why it is not. */
+const char *parse_bytes(const char *text, size_t *out); /* "4096", "64K", "256M", "1G", "1GiB" */
+const char *parse_count(const char *text, unsigned long long max, unsigned long long *out);
+
+enum opt_kind {
+    OPT_BYTES, /* size_t *: a byte count with an optional K/M/G/T suffix (binary units) */
+    OPT_INT,   /* int *: a decimal integer in [min, max] */
+    OPT_PATH,  /* const char **: any non-empty text */
+};
+
+struct opt {
+    const char *name; /* "--sweep-max" */
+    enum opt_kind kind;
+    void *value;        /* holds the default on entry */
+    unsigned long long min, max;
+    const char *meta;   /* "BYTES", "N", "PATH" */
+    const char *help;
+};
+
+/* The flags every program has. The lesson sets the defaults before calling cli_parse(). */
+struct common_args {
+    size_t size;          /* --size BYTES */
+    size_t size_multiple; /* --size must be a multiple of this (the element size); 0 = any */
+    int reps;        /* --reps N */
+    const char *csv; /* --csv PATH, NULL for none */
+    int device;      /* --device N */
+};
+
+#define CLI_CONTINUE (-1)
+
+/* Parses argv into *args and the lesson's own flags. Returns CLI_CONTINUE when the program should
+ * run; otherwise the exit code to return from main: EXIT_VERIFIED after --help (usage printed to
+ * stdout), EXIT_USAGE after one line on stderr naming the flag and what it accepts. Every flag
+ * takes a value (--flag VALUE or --flag=VALUE) and may be given once. */
+int cli_parse(int argc, char **argv, const char *summary, struct common_args *args,
+              const struct opt *extra, size_t n_extra);
+
+/* ------------------------------------------------------------------ results */
+
+/* The one CSV schema of the course: one row per measurement. Empty cells mean "not applicable"
+ * (gbps of a kernel). `params` holds lesson-specific settings as key=value pairs joined by ';'. */
+#define CSV_HEADER                                                                               \
+    "lesson,experiment,variant,direction,bytes,reps,median_ms,min_ms,max_ms,gbps,"               \
+    "gpu,cc,driver,runtime,params"
+
+struct csv {
+    FILE *file; /* NULL when no --csv was given: then every call is a no-op */
+    const char *path;
+    const char *lesson;
+    const struct gpu_info *gpu;
+};
+
+struct csv_row {
+    const char *experiment; /* "bandwidth", "phases", ... */
+    const char *variant;    /* "pageable", "pinned", "kernel", ... */
+    const char *direction;  /* "H2D", "D2H", "both", or "none" */
+    size_t bytes;           /* bytes moved or processed */
+    int reps;               /* samples behind the statistics */
+    struct stats ms;
+    double gbps;            /* NAN when not a transfer */
+    const char *params;     /* NULL or "" for none */
+};
+
+/* Opens `path` for appending (path NULL: no CSV). Writes the header when the file is new or empty;
+ * refuses a file whose header is not this schema's. Return 0, or -1 after printing why. */
+int csv_open(struct csv *csv, const char *path, const char *lesson, const struct gpu_info *gpu);
+int csv_write(struct csv *csv, const struct csv_row *row);
+int csv_close(struct csv *csv);
+
+/* Writes one CSV field, quoted when it holds a comma, quote or line break (RFC 4180). */
+void csv_field(FILE *file, const char *text);
+
+#endif /* COMMON_H */

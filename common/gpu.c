@@ -1,0 +1,132 @@
+/*
+ * gpu.c - the half of common.h that talks to the CUDA runtime: error reports, choosing the GPU,
+ * the header line every program prints, and the capacity check before allocating.
+ */
+#include "common.h"
+
+#include <string.h>
+
+cudaError_t cuda_report(cudaError_t err, const char *expr, const char *file, int line)
+{
+    if (err != cudaSuccess)
+        fprintf(stderr, "%s: %s failed: %s (%s) at %s:%d\n", program_name, expr,
+                cudaGetErrorName(err), cudaGetErrorString(err), file, line);
+    return err;
+}
+
+/* The errors that mean "no usable GPU here" rather than "something went wrong". */
+static const char *no_gpu_remedy(cudaError_t err)
+{
+    switch (err) {
+    case cudaErrorNoDevice:
+        return "no CUDA-capable GPU is visible; check nvidia-smi and CUDA_VISIBLE_DEVICES";
+    case cudaErrorInsufficientDriver:
+        return "the NVIDIA driver is missing or older than this CUDA runtime; install or update it";
+    case cudaErrorSystemDriverMismatch:
+        return "the driver's user library and kernel module differ; reboot or reinstall the driver";
+    case cudaErrorDevicesUnavailable:
+        return "every GPU is busy or in exclusive use by another process";
+    default:
+        return NULL;
+    }
+}
+
+/* The kernel module's version ("580.159.03"), which the CUDA runtime does not report. */
+static bool read_module_version(char *buf, size_t len)
+{
+    FILE *f = fopen("/proc/driver/nvidia/version", "r");
+    if (!f)
+        return false;
+    char line[512];
+    bool found = false;
+    if (fgets(line, sizeof line, f)) {
+        const char *module = strstr(line, "Kernel Module");
+        char version[64];
+        if (module && sscanf(module + strlen("Kernel Module"), " %63s", version) == 1) {
+            snprintf(buf, len, "%s", version);
+            found = true;
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+int gpu_open(int device, struct gpu_info *info)
+{
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    const char *remedy = no_gpu_remedy(err);
+    if (remedy) {
+        fprintf(stderr, "%s needs an NVIDIA GPU but cannot use one here (%s: %s): %s, "
+                        "or run `make plots` to see the shipped reference results.\n",
+                program_name, cudaGetErrorName(err), cudaGetErrorString(err), remedy);
+        return EXIT_NO_GPU;
+    }
+    if (CUDA_REPORT(err) != cudaSuccess)
+        return EXIT_ERROR;
+    if (device >= count) {
+        fprintf(stderr, "%s: --device %d is out of range: this machine has %d GPU%s (0 to %d)\n",
+                program_name, device, count, count == 1 ? "" : "s", count - 1);
+        return EXIT_USAGE;
+    }
+
+    struct cudaDeviceProp prop;
+    int major = 0, minor = 0, driver = 0, runtime = 0;
+    *info = (struct gpu_info){.device = device};
+    if (CUDA_REPORT(cudaSetDevice(device)) ||
+        CUDA_REPORT(cudaGetDeviceProperties(&prop, device)) ||
+        CUDA_REPORT(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device)) ||
+        CUDA_REPORT(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device)) ||
+        CUDA_REPORT(cudaDeviceGetAttribute(&info->copy_engines, cudaDevAttrAsyncEngineCount,
+                                           device)) ||
+        CUDA_REPORT(cudaDeviceGetAttribute(&info->multiprocessors,
+                                           cudaDevAttrMultiProcessorCount, device)) ||
+        CUDA_REPORT(cudaDriverGetVersion(&driver)) ||
+        CUDA_REPORT(cudaRuntimeGetVersion(&runtime)) ||
+        /* Creating the context costs tens of milliseconds: pay it here, outside every timing. */
+        CUDA_REPORT(cudaFree(NULL)))
+        return EXIT_ERROR;
+
+    snprintf(info->name, sizeof info->name, "%s", prop.name);
+    snprintf(info->cc, sizeof info->cc, "%d.%d", major, minor);
+    if (!read_module_version(info->driver, sizeof info->driver))
+        snprintf(info->driver, sizeof info->driver, "cuda %d.%d", driver / 1000,
+                 driver % 1000 / 10);
+    snprintf(info->runtime, sizeof info->runtime, "%d.%d", runtime / 1000, runtime % 1000 / 10);
+    info->global_mem_bytes = prop.totalGlobalMem;
+    return EXIT_VERIFIED;
+}
+
+void gpu_print_header(const struct gpu_info *info)
+{
+    char mem[32];
+    printf("GPU %d: %s | cc %s | %d SMs | %s | driver %s | runtime %s | %d copy engine%s\n",
+           info->device, info->name, info->cc, info->multiprocessors,
+           format_bytes(info->global_mem_bytes, mem, sizeof mem), info->driver, info->runtime,
+           info->copy_engines, info->copy_engines == 1 ? "" : "s");
+}
+
+int gpu_check_capacity(size_t device_bytes, size_t host_bytes)
+{
+    size_t free_bytes = 0, total_bytes = 0;
+    if (CUDA_REPORT(cudaMemGetInfo(&free_bytes, &total_bytes)) != cudaSuccess)
+        return EXIT_ERROR;
+    char need[32], have[32], total[32];
+    if (device_bytes > free_bytes) {
+        fprintf(stderr, "%s: this run needs %s of GPU memory, but only %s of %s is free; "
+                        "choose a smaller --size\n", program_name,
+                format_bytes(device_bytes, need, sizeof need),
+                format_bytes(free_bytes, have, sizeof have),
+                format_bytes(total_bytes, total, sizeof total));
+        return EXIT_ERROR;
+    }
+    size_t host_free = host_available_bytes();
+    if (host_free && host_bytes > host_free) {
+        fprintf(stderr, "%s: this run needs %s of host memory, but only %s is available; "
+                        "choose a smaller --size\n", program_name,
+                format_bytes(host_bytes, need, sizeof need),
+                format_bytes(host_free, have, sizeof have));
+        return EXIT_ERROR;
+    }
+    return EXIT_VERIFIED;
+}

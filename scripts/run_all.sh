@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# run_all.sh LESSON... - behind `make run-all`: runs every lesson with its defaults into
+# results/<gpu>/ (LESSON.csv, LESSON.log and meta.txt), one summary line per lesson, then the plots.
+#
+# Environment: DEVICE (GPU index, default 0), RESULTS_DIR (default results), MAKE.
+# Exit status: 0 when every lesson verified, 77 when there is no GPU, 1 when a lesson failed.
+set -u
+cd "$(dirname "$0")/.."
+device=${DEVICE:-0}
+
+no_gpu() {
+    echo "run-all: $1, so there is nothing to measure here; \`make plots\` draws the shipped reference results (results/reference/)." >&2
+    exit 77
+}
+
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader -i "$device" 2>/dev/null | head -n 1)
+[ -n "$gpu" ] || no_gpu "no NVIDIA GPU answers (nvidia-smi finds no GPU $device)"
+slug=$(printf '%s' "$gpu" | tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9]+/-/g; s/^-+|-+$//g')
+dir=${RESULTS_DIR:-results}/$slug
+mkdir -p "$dir"
+
+query() { nvidia-smi --query-gpu="$1" --format=csv,noheader -i "$device" 2>/dev/null | head -n 1; }
+{
+    echo "gpu: $gpu"
+    echo "driver: $(query driver_version)"
+    echo "cuda_toolkit: $(${NVCC:-nvcc} --version 2>/dev/null | grep -o 'release [0-9.]*' | cut -d' ' -f2)"
+    echo "pcie_link: gen $(query pcie.link.gen.max) x$(query pcie.link.width.max) (max); gen $(query pcie.link.gen.current) x$(query pcie.link.width.current) (current, idle)"
+    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "host: $(uname -srm), $(nproc) CPUs"
+    echo "commit: $(git describe --always --dirty 2>/dev/null || echo unknown)"
+    echo "command: make run-all (each lesson with its defaults, --device $device)"
+} >"$dir/meta.txt"
+
+declare -a summary
+status=0 ran=0 without_gpu=0
+for lesson in "$@"; do
+    csv=$dir/$lesson.csv log=$dir/$lesson.log
+    rm -f "$csv"
+    echo "=== $lesson"
+    start_ns=$(date +%s%N)
+    build/bin/"$lesson" --device "$device" --csv "$csv" 2>&1 | tee "$log"
+    rc=${PIPESTATUS[0]}
+    tenths=$((($(date +%s%N) - start_ns) / 100000000))
+    rows=0
+    [ -f "$csv" ] && rows=$(($(grep -c '' "$csv") - 1))
+    case $rc in
+        0) verdict="verified" ran=$((ran + 1)) ;;
+        77) verdict="no GPU" without_gpu=$((without_gpu + 1)) ;;
+        *) verdict="FAILED (exit $rc)" status=1 ;;
+    esac
+    summary+=("$(printf '%-20s %-18s %5d.%d s  %s (%d rows)' "$lesson" "$verdict" $((tenths / 10)) $((tenths % 10)) "$csv" "$rows")")
+done
+[ "$ran" -eq 0 ] && [ "$without_gpu" -gt 0 ] && no_gpu "the lessons cannot use the GPU that nvidia-smi shows"
+
+echo "=== plots"
+"${MAKE:-make}" --no-print-directory plots || status=1
+
+echo
+echo "run-all on $gpu, results in $dir/:"
+printf '  %s\n' "${summary[@]}"
+exit "$status"

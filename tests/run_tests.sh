@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# run_tests.sh LESSON... - the test suite behind `make test` (which builds everything first).
+#
+# One line per test (PASS, FAIL or SKIP), then "tests: N passed, N failed, N skipped".
+# What needs a GPU runs when the driver reports one, and is skipped, and counted, when not.
+# Set REQUIRE_PLOTS=1 (CI does) to fail rather than skip when matplotlib cannot be had.
+set -u
+cd "$(dirname "$0")/.."
+. tests/lessons.sh
+
+passed=0 failed=0 skipped=0
+pass() { printf 'PASS %s\n' "$1"; passed=$((passed + 1)); }
+fail() { printf 'FAIL %s: %s\n' "$1" "$2"; failed=$((failed + 1)); }
+skip() { printf 'SKIP %s: %s\n' "$1" "$2"; skipped=$((skipped + 1)); }
+
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+# Whether there is a GPU is asked of the driver, not of the programs under test.
+if nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then has_gpu=1; else has_gpu=0; fi
+
+# Runs a command, keeping its exit code in $rc and its stdout and stderr in files.
+run() {
+    "$@" >"$scratch/out" 2>"$scratch/err"
+    rc=$?
+}
+lines() { grep -c '' "$1"; }
+
+# --- 1. common/ under AddressSanitizer and UBSan --------------------------------------------
+run build/tests/test_common
+while read -r verdict name detail; do
+    case $verdict in
+        PASS) pass "common: $name" ;;
+        FAIL) fail "common: ${name%:}" "$detail" ;;
+    esac
+done <"$scratch/out"
+if [ "$rc" -ne 0 ] && ! grep -q '^FAIL' "$scratch/out"; then
+    fail "common: test_common" "exit $rc without a FAIL line (crash or sanitizer report): $(tail -n 3 "$scratch/err")"
+fi
+
+# --- 2. every program: command line, no-GPU path, and a small verified run ------------------
+for lesson in "$@"; do
+    bin=build/bin/$lesson
+
+    run "$bin" --help
+    if [ "$rc" -eq 0 ] && grep -q "^usage: $lesson" "$scratch/out"; then
+        pass "$lesson: --help"
+    else
+        fail "$lesson: --help" "exit $rc, want 0 and a usage line"
+    fi
+
+    # Each bad command line: exit 2 and exactly one line on stderr that names the flag.
+    for bad in "--no-such-flag" "--size 12abc" "--size -1" "--reps 0" "--reps 99999999999999999999" "--device x" "--size"; do
+        flag=${bad%% *}
+        # shellcheck disable=SC2086 # the bad arguments are split on purpose
+        run "$bin" $bad
+        if [ "$rc" -eq 2 ] && [ "$(lines "$scratch/err")" -eq 1 ] && grep -q -- "$flag" "$scratch/err"; then
+            pass "$lesson: refuses '$bad'"
+        else
+            fail "$lesson: refuses '$bad'" "exit $rc, $(lines "$scratch/err") stderr lines, want exit 2 and one line naming $flag"
+        fi
+    done
+
+    # Without a GPU: exit 77 and one sentence. On a GPU machine, hide the GPUs to get there.
+    # shellcheck disable=SC2046
+    if [ "$has_gpu" -eq 1 ]; then
+        run env CUDA_VISIBLE_DEVICES= "$bin" $(small_args "$lesson")
+    else
+        run "$bin" $(small_args "$lesson")
+    fi
+    if [ "$rc" -eq 77 ] && [ "$(lines "$scratch/err")" -eq 1 ] && grep -q 'needs an NVIDIA GPU' "$scratch/err"; then
+        pass "$lesson: without a GPU, exit 77 and one sentence"
+    else
+        fail "$lesson: without a GPU, exit 77 and one sentence" "exit $rc: $(head -c 300 "$scratch/err")"
+    fi
+
+    if [ "$has_gpu" -eq 0 ]; then
+        skip "$lesson: small run on the GPU verifies" "no GPU here"
+        skip "$lesson: CSV rows follow the schema" "no GPU here"
+        continue
+    fi
+    csv=$scratch/$lesson.csv
+    # shellcheck disable=SC2046
+    run "$bin" $(small_args "$lesson") --csv "$csv"
+    if [ "$rc" -eq 0 ] && grep -q '^verified' "$scratch/out"; then
+        pass "$lesson: small run on the GPU verifies"
+    else
+        fail "$lesson: small run on the GPU verifies" "exit $rc: $(tail -n 3 "$scratch/err")"
+    fi
+    if [ -f "$csv" ] && problems=$(python3 tests/check_csv.py "$csv" "$lesson" "$(expected_rows "$lesson")"); then
+        pass "$lesson: CSV rows follow the schema"
+    else
+        fail "$lesson: CSV rows follow the schema" "${problems:-no CSV written}"
+    fi
+done
+
+# --- 3. make run-all without a GPU says so, and points to the reference results --------------
+if [ "$has_gpu" -eq 0 ]; then
+    run env RESULTS_DIR="$scratch/results" scripts/run_all.sh "$@"
+    if [ "$rc" -eq 77 ] && grep -q 'make plots' "$scratch/err"; then
+        pass "run-all: without a GPU, exit 77 and a pointer to make plots"
+    else
+        fail "run-all: without a GPU, exit 77 and a pointer to make plots" "exit $rc: $(head -c 300 "$scratch/err")"
+    fi
+fi
+
+# --- 4. the plots, from the shipped reference results ---------------------------------------
+run env PLOTS_OUT="$scratch/plots" PLOTS_RESULTS="results/reference" scripts/plots.sh
+pngs=$(find "$scratch/plots" -name '*.png' -size +1k 2>/dev/null | wc -l)
+if [ "$rc" -eq 0 ] && [ "$pngs" -gt 0 ]; then
+    pass "plots: the reference results draw ($pngs PNGs)"
+elif [ "$rc" -eq 3 ] && [ "${REQUIRE_PLOTS:-0}" != 1 ]; then
+    skip "plots: the reference results draw" "$(head -n 1 "$scratch/err")"
+else
+    fail "plots: the reference results draw" "exit $rc, $pngs PNGs: $(tail -n 3 "$scratch/err")"
+fi
+
+echo "tests: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

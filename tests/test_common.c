@@ -1,0 +1,374 @@
+/*
+ * test_common.c - host-only unit tests of common/common.c, run under AddressSanitizer and UBSan.
+ *
+ * Prints one line per test, "PASS name" or "FAIL name: what", which tests/run_tests.sh counts.
+ * Exit status: the number of failed tests (0 when all pass).
+ */
+#include "common.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+static int failures;
+static char failure[512];
+
+/* Records the first failed expectation of the current test. */
+static void fail(const char *format, ...)
+{
+    if (failure[0])
+        return;
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(failure, sizeof failure, format, ap);
+    va_end(ap);
+}
+
+static void report(const char *name)
+{
+    if (failure[0]) {
+        printf("FAIL %s: %s\n", name, failure);
+        failures++;
+    } else {
+        printf("PASS %s\n", name);
+    }
+    failure[0] = '\0';
+}
+
+#define RUN(test) (test(), report(#test))
+
+/* ---------------------------------------------------------------- parse_bytes */
+
+static void expect_bytes(const char *text, size_t want)
+{
+    size_t got = 0;
+    const char *why = parse_bytes(text, &got);
+    if (why)
+        fail("parse_bytes(\"%s\") refused it: %s", text, why);
+    else if (got != want)
+        fail("parse_bytes(\"%s\") = %zu, want %zu", text, got, want);
+}
+
+static void expect_bytes_refused(const char *text)
+{
+    size_t got = 12345;
+    if (!parse_bytes(text, &got))
+        fail("parse_bytes(\"%s\") accepted it as %zu", text, got);
+    else if (got != 12345)
+        fail("parse_bytes(\"%s\") wrote its output although it refused", text);
+}
+
+static void sizes_with_binary_suffixes_are_accepted(void)
+{
+    expect_bytes("4096", 4096);
+    expect_bytes("1", 1);
+    expect_bytes("64K", 64 * 1024);
+    expect_bytes("64k", 64 * 1024);
+    expect_bytes("64KiB", 64 * 1024);
+    expect_bytes("256M", 256ull << 20);
+    expect_bytes("1G", 1ull << 30);
+    expect_bytes("3GiB", 3ull << 30);
+    expect_bytes("2T", 2ull << 40);
+    expect_bytes("007", 7);
+}
+
+static void bad_sizes_are_refused(void)
+{
+    const char *bad[] = {"", "-1", "+1", "0", "0K", "12abc", "99999999999G", "64KB", "64 K",
+                         " 64", "64K ", "1.5G", "K", "0x10", "1e6", "18446744073709551616",
+                         "99999999999999999999999999999999999", "64Ki", "64KiBs", "1P", "--size"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        expect_bytes_refused(bad[i]);
+}
+
+static void size_overflow_is_caught_at_the_edge(void)
+{
+    char text[64];
+    snprintf(text, sizeof text, "%zu", (size_t)SIZE_MAX);
+    expect_bytes(text, SIZE_MAX);
+    snprintf(text, sizeof text, "%zuK", (size_t)(SIZE_MAX >> 10));
+    expect_bytes(text, (SIZE_MAX >> 10) << 10);
+    snprintf(text, sizeof text, "%zuK", (size_t)(SIZE_MAX >> 10) + 1);
+    expect_bytes_refused(text);
+}
+
+static void counts_are_strict(void)
+{
+    unsigned long long n = 0;
+    if (parse_count("42", 100, &n) || n != 42)
+        fail("parse_count(\"42\") should give 42");
+    if (parse_count("100", 100, &n) || n != 100)
+        fail("parse_count(\"100\", max 100) should give 100");
+    const char *bad[] = {"", "-3", "101", "4x", "3.0", " 4", "1e3", "184467440737095516160"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (!parse_count(bad[i], 100, &n))
+            fail("parse_count(\"%s\", max 100) accepted it", bad[i]);
+}
+
+/* ------------------------------------------------------------------ cli_parse */
+
+static size_t sweep_max;
+static const struct opt extra[] = {
+    {"--sweep-max", OPT_BYTES, &sweep_max, 4096, 1ull << 30, "BYTES", "largest sweep size"},
+};
+
+/* Runs cli_parse on a NULL-terminated argument list with stdout/stderr sent to /dev/null. */
+static int parse(struct common_args *args, const char *first, ...)
+{
+    char *argv[32] = {"test_program"};
+    int argc = 1;
+    va_list ap;
+    va_start(ap, first);
+    for (const char *a = first; a && argc < 31; a = va_arg(ap, const char *))
+        argv[argc++] = (char *)a;
+    va_end(ap);
+
+    *args = (struct common_args){.size = 1024, .size_multiple = 4, .reps = 5};
+    sweep_max = 8192;
+    fflush(stdout);
+    fflush(stderr);
+    int saved_out = dup(1), saved_err = dup(2);
+    FILE *null = fopen("/dev/null", "w");
+    dup2(fileno(null), 1);
+    dup2(fileno(null), 2);
+    int rc = cli_parse(argc, argv, "summary", args, extra, 1);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(saved_out, 1);
+    dup2(saved_err, 2);
+    close(saved_out);
+    close(saved_err);
+    fclose(null);
+    return rc;
+}
+
+static void cli_accepts_both_value_forms(void)
+{
+    struct common_args a;
+    int rc = parse(&a, "--size", "64K", "--reps=7", "--csv", "out.csv", "--device", "1",
+                   "--sweep-max=1M", NULL);
+    if (rc != CLI_CONTINUE)
+        fail("valid arguments gave exit code %d", rc);
+    if (a.size != 65536 || a.reps != 7 || !a.csv || strcmp(a.csv, "out.csv") || a.device != 1 ||
+        sweep_max != (1u << 20))
+        fail("values not stored: size %zu reps %d device %d sweep %zu", a.size, a.reps, a.device,
+             sweep_max);
+}
+
+static void cli_keeps_defaults(void)
+{
+    struct common_args a;
+    if (parse(&a, NULL) != CLI_CONTINUE || a.size != 1024 || a.reps != 5 || a.csv || a.device)
+        fail("no arguments should keep the defaults");
+}
+
+static void cli_help_exits_zero(void)
+{
+    struct common_args a;
+    if (parse(&a, "--help", NULL) != EXIT_VERIFIED)
+        fail("--help should return exit code 0");
+    if (parse(&a, "--reps", "3", "-h", NULL) != EXIT_VERIFIED)
+        fail("-h should return exit code 0");
+}
+
+static void cli_refuses_bad_input(void)
+{
+    const char *bad[][3] = {
+        {"--bogus", NULL},         {"--size", NULL},          {"--size", "12abc"},
+        {"--size", "-1"},          {"--size", "0"},           {"--size", "6"},
+        {"--size=", NULL},         {"--reps", "0"},           {"--reps", "-5"},
+        {"--reps", "1.5"},         {"--reps", "100001"},      {"--device", "x"},
+        {"--csv", ""},             {"--sweep-max", "1K"},     {"--sweep-max", "2G"},
+        {"positional", NULL},      {"--size", "99999999999G"}, {"-", NULL},
+        {"--reps", "99999999999999999999"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct common_args a;
+        int rc = parse(&a, bad[i][0], bad[i][1], NULL);
+        if (rc != EXIT_USAGE)
+            fail("'%s %s' gave exit code %d, want %d", bad[i][0], bad[i][1] ? bad[i][1] : "", rc,
+                 EXIT_USAGE);
+    }
+}
+
+static void cli_refuses_repeated_flags(void)
+{
+    struct common_args a;
+    if (parse(&a, "--reps", "3", "--reps", "4", NULL) != EXIT_USAGE)
+        fail("a repeated flag should be refused");
+}
+
+/* ---------------------------------------------------------------- statistics */
+
+static void median_of_odd_and_even_counts(void)
+{
+    double odd[] = {5, 1, 4, 2, 3};
+    struct stats s = stats_summarize(odd, 5);
+    if (s.median != 3 || s.min != 1 || s.max != 5)
+        fail("odd: median %g min %g max %g", s.median, s.min, s.max);
+    double even[] = {10, 2, 8, 4};
+    s = stats_summarize(even, 4);
+    if (s.median != 6 || s.min != 2 || s.max != 10)
+        fail("even: median %g min %g max %g", s.median, s.min, s.max);
+    double one[] = {7.5};
+    s = stats_summarize(one, 1);
+    if (s.median != 7.5 || s.min != 7.5 || s.max != 7.5)
+        fail("one sample: median %g", s.median);
+}
+
+static void bandwidth_uses_decimal_gigabytes(void)
+{
+    /* 1e9 bytes in 1000 ms is 1 GB/s; 1 GiB in 1 s is 1.073741824 GB/s. */
+    if (fabs(gbps(1000000000u, 1000.0) - 1.0) > 1e-12)
+        fail("1e9 bytes in 1 s gave %g GB/s", gbps(1000000000u, 1000.0));
+    if (fabs(gbps(1u << 30, 1000.0) - 1.073741824) > 1e-12)
+        fail("1 GiB in 1 s gave %g GB/s", gbps(1u << 30, 1000.0));
+}
+
+static void byte_sizes_print_in_binary_units(void)
+{
+    char buf[32];
+    const struct { size_t bytes; const char *text; } cases[] = {
+        {512, "512 B"}, {4096, "4 KiB"}, {64u << 20, "64 MiB"}, {3u << 29, "1.5 GiB"},
+        {1ull << 40, "1 TiB"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (strcmp(format_bytes(cases[i].bytes, buf, sizeof buf), cases[i].text) != 0)
+            fail("format_bytes(%zu) = \"%s\", want \"%s\"", cases[i].bytes, buf, cases[i].text);
+}
+
+static void random_data_is_reproducible_and_not_zero(void)
+{
+    float a[1000], b[1000];
+    fill_random(a, 1000, 42);
+    fill_random(b, 1000, 42);
+    if (memcmp(a, b, sizeof a) != 0)
+        fail("same seed, different data");
+    fill_random(b, 1000, 43);
+    if (memcmp(a, b, sizeof a) == 0)
+        fail("different seeds, same data");
+    int zeros = 0;
+    for (int i = 0; i < 1000; i++) {
+        if (a[i] == 0.0f)
+            zeros++;
+        if (!(a[i] >= -1.0f && a[i] < 1.0f))
+            fail("a[%d] = %g is outside [-1, 1)", i, a[i]);
+    }
+    if (zeros > 1)
+        fail("%d zeros in 1000 random floats", zeros);
+}
+
+static void vector_add_check_finds_the_first_wrong_element(void)
+{
+    float a[4] = {1, 2, 3, 4}, b[4] = {0.5f, 0.5f, 0.5f, 0.5f}, c[4] = {1.5f, 2.5f, 3.5f, 4.5f};
+    if (vector_add_mismatch(a, b, c, 4) != 4)
+        fail("a correct sum was reported wrong");
+    c[2] = NAN;
+    c[3] = 0;
+    if (vector_add_mismatch(a, b, c, 4) != 2)
+        fail("the wrong element 2 was not found first");
+}
+
+/* ----------------------------------------------------------------------- CSV */
+
+static const struct gpu_info test_gpu = {.name = "Test GPU, \"Model\" X", .cc = "9.0",
+                                         .driver = "580.1", .runtime = "13.0"};
+
+static char *read_file(const char *path)
+{
+    static char text[4096];
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+static void csv_writes_header_once_and_quotes_fields(void)
+{
+    char path[] = "/tmp/test_common_csv_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    struct csv csv;
+    struct csv_row row = {"bandwidth", "pageable", "H2D", 4096, 3, {0.5, 0.25, 1.0}, 8.192,
+                          "clock=host;note=a,b"};
+    for (int round = 0; round < 2; round++) {
+        if (csv_open(&csv, path, "01_test", &test_gpu) || csv_write(&csv, &row) ||
+            csv_close(&csv))
+            fail("round %d: open, write or close failed", round);
+    }
+    row.gbps = NAN;
+    row.params = NULL;
+    if (csv_open(&csv, path, "01_test", &test_gpu) || csv_write(&csv, &row) || csv_close(&csv))
+        fail("third write failed");
+
+    const char *line = "01_test,bandwidth,pageable,H2D,4096,3,0.5,0.25,1,8.192,"
+                       "\"Test GPU, \"\"Model\"\" X\",9.0,580.1,13.0,\"clock=host;note=a,b\"\n";
+    const char *no_rate = "01_test,bandwidth,pageable,H2D,4096,3,0.5,0.25,1,,"
+                          "\"Test GPU, \"\"Model\"\" X\",9.0,580.1,13.0,\n";
+    char want[2048];
+    snprintf(want, sizeof want, "%s\n%s%s%s", CSV_HEADER, line, line, no_rate);
+    const char *got = read_file(path);
+    if (!got || strcmp(got, want) != 0)
+        fail("file holds:\n%s\nwant:\n%s", got ? got : "(unreadable)", want);
+    unlink(path);
+}
+
+static void csv_refuses_a_foreign_file(void)
+{
+    char path[] = "/tmp/test_common_csv_XXXXXX";
+    int fd = mkstemp(path);
+    if (write(fd, "a,b,c\n1,2,3\n", 12) != 12)
+        fail("could not write the fixture");
+    close(fd);
+    struct csv csv;
+    int saved_err = dup(2);
+    FILE *null = fopen("/dev/null", "w");
+    dup2(fileno(null), 2);
+    int rc = csv_open(&csv, path, "01_test", &test_gpu);
+    dup2(saved_err, 2);
+    close(saved_err);
+    fclose(null);
+    if (rc == 0) {
+        fail("a CSV with other columns was accepted");
+        csv_close(&csv);
+    }
+    const char *got = read_file(path);
+    if (!got || strcmp(got, "a,b,c\n1,2,3\n") != 0)
+        fail("the foreign file was changed");
+    unlink(path);
+}
+
+static void csv_without_path_does_nothing(void)
+{
+    struct csv csv;
+    struct csv_row row = {"x", "y", "none", 0, 1, {1, 1, 1}, NAN, NULL};
+    if (csv_open(&csv, NULL, "01_test", &test_gpu) || csv_write(&csv, &row) || csv_close(&csv))
+        fail("no --csv should mean no file and no error");
+}
+
+int main(void)
+{
+    RUN(sizes_with_binary_suffixes_are_accepted);
+    RUN(bad_sizes_are_refused);
+    RUN(size_overflow_is_caught_at_the_edge);
+    RUN(counts_are_strict);
+    RUN(cli_accepts_both_value_forms);
+    RUN(cli_keeps_defaults);
+    RUN(cli_help_exits_zero);
+    RUN(cli_refuses_bad_input);
+    RUN(cli_refuses_repeated_flags);
+    RUN(median_of_odd_and_even_counts);
+    RUN(bandwidth_uses_decimal_gigabytes);
+    RUN(byte_sizes_print_in_binary_units);
+    RUN(random_data_is_reproducible_and_not_zero);
+    RUN(vector_add_check_finds_the_first_wrong_element);
+    RUN(csv_writes_header_once_and_quotes_fields);
+    RUN(csv_refuses_a_foreign_file);
+    RUN(csv_without_path_does_nothing);
+    return failures;
+}
