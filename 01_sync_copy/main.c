@@ -131,7 +131,10 @@ static int vector_add_sync(size_t bytes, int reps, struct csv *csv)
         gpu[p] = stats_summarize(s.gpu_ms[p], (size_t)reps);
         host[p] = stats_summarize(s.host_ms[p], (size_t)reps);
         double rate = p == PHASE_TOTAL ? NAN : gbps(phase_bytes[p], gpu[p].median);
-        printf("  %-8s %14.3f %12.1f %18.3f\n", phase_names[p], gpu[p].median, rate,
+        char rate_text[16] = "-";
+        if (!isnan(rate))
+            snprintf(rate_text, sizeof rate_text, "%.1f", rate);
+        printf("  %-8s %14.3f %12s %18.3f\n", phase_names[p], gpu[p].median, rate_text,
                host[p].median);
 
         struct csv_row row = {"phases", phase_names[p], phase_directions[p], phase_bytes[p], reps,

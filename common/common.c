@@ -98,6 +98,14 @@ size_t vector_add_mismatch(const float *a, const float *b, const float *c, size_
     return n;
 }
 
+void chunk_bounds(size_t n, size_t parts, size_t i, size_t *first, size_t *count)
+{
+    /* The first n % parts parts hold one element more; no multiplication that could overflow. */
+    size_t base = n / parts, extra = n % parts;
+    *first = i * base + (i < extra ? i : extra);
+    *count = base + (i < extra ? 1 : 0);
+}
+
 /* -------------------------------------------------------------- command line */
 
 const char *parse_count(const char *text, unsigned long long max, unsigned long long *out)

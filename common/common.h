@@ -124,6 +124,10 @@ void fill_random(float *x, size_t n, unsigned long long seed);
  * host and device), or n when all match. */
 size_t vector_add_mismatch(const float *a, const float *b, const float *c, size_t n);
 
+/* Splits n elements into `parts` nearly equal, contiguous parts (sizes differ by at most one);
+ * part i is [*first, *first + *count). Parts are empty when parts > n. */
+void chunk_bounds(size_t n, size_t parts, size_t i, size_t *first, size_t *count);
+
 /* -------------------------------------------------------------- command line */
 
 /* Parsers behind the flags; they return NULL when the text is valid, else why it is not. */

@@ -4,6 +4,7 @@
  */
 #include "common.h"
 
+#include <ctype.h>
 #include <string.h>
 
 cudaError_t cuda_report(cudaError_t err, const char *expr, const char *file, int line)
@@ -31,7 +32,8 @@ static const char *no_gpu_remedy(cudaError_t err)
     }
 }
 
-/* The kernel module's version ("580.159.03"), which the CUDA runtime does not report. */
+/* The kernel module's version ("580.159.04"), which the CUDA runtime does not report: the first
+ * word of /proc/driver/nvidia/version that starts with a digit and holds a dot. */
 static bool read_module_version(char *buf, size_t len)
 {
     FILE *f = fopen("/proc/driver/nvidia/version", "r");
@@ -40,11 +42,11 @@ static bool read_module_version(char *buf, size_t len)
     char line[512];
     bool found = false;
     if (fgets(line, sizeof line, f)) {
-        const char *module = strstr(line, "Kernel Module");
-        char version[64];
-        if (module && sscanf(module + strlen("Kernel Module"), " %63s", version) == 1) {
-            snprintf(buf, len, "%s", version);
-            found = true;
+        for (char *word = strtok(line, " \t\n"); word && !found; word = strtok(NULL, " \t\n")) {
+            if (isdigit((unsigned char)word[0]) && strchr(word, '.')) {
+                snprintf(buf, len, "%s", word);
+                found = true;
+            }
         }
     }
     fclose(f);

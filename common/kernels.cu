@@ -24,3 +24,28 @@ extern "C" cudaError_t launch_vector_add(const float *a, const float *b, float *
     vector_add<<<(unsigned)blocks, threads_per_block, 0, stream>>>(a, b, c, n);
     return cudaGetLastError();
 }
+
+/* The GPU's nanosecond clock, the same on every SM. */
+static __device__ unsigned long long globaltimer_ns()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+__global__ void spin(unsigned long long ns, unsigned long long *elapsed_ns)
+{
+    unsigned long long start = globaltimer_ns(), now;
+    do
+        now = globaltimer_ns();
+    while (now - start < ns);
+    if (threadIdx.x == 0 && elapsed_ns)
+        elapsed_ns[blockIdx.x] = now - start;
+}
+
+extern "C" cudaError_t launch_spin(unsigned long long ns, unsigned blocks, unsigned threads,
+                                   unsigned long long *elapsed_ns, cudaStream_t stream)
+{
+    spin<<<blocks, threads, 0, stream>>>(ns, elapsed_ns);
+    return cudaGetLastError();
+}

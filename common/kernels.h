@@ -21,6 +21,13 @@ extern "C" {
 cudaError_t launch_vector_add(const float *a, const float *b, float *c, size_t n,
                               cudaStream_t stream);
 
+/* Launches `blocks` blocks of `threads` threads that each hold their place on an SM until `ns`
+ * nanoseconds of GPU time (the %globaltimer clock) have passed: work of a known length that uses
+ * a known share of the GPU, whatever its clocks. Thread 0 of block i writes the nanoseconds its
+ * block ran to elapsed_ns[i] (elapsed_ns may be NULL), which proves that the block ran. */
+cudaError_t launch_spin(unsigned long long ns, unsigned blocks, unsigned threads,
+                        unsigned long long *elapsed_ns, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

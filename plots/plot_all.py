@@ -124,7 +124,7 @@ def plot_bandwidth(plt, result_set, out):
     series = bandwidth_series(result_set)
     if not series:
         return None
-    fig, ax = plt.subplots(figsize=(10, 6))
+    fig, ax = plt.subplots(figsize=(13, 6))
     sizes = []
     for (lesson, variant, direction), points in series.items():
         x, y = zip(*points)
@@ -144,7 +144,7 @@ def plot_bandwidth(plt, result_set, out):
     ax.set_ylim(bottom=0, top=max(best, peak or 0) * 1.15)
     ax.set_title(result_set.title("Host-device copy bandwidth by transfer size (median)"))
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="upper left", fontsize=10)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=10)
     return save(plt, fig, out / result_set.slug / "bandwidth")
 
 
@@ -157,7 +157,8 @@ def plot_phases(plt, result_set, out):
         lesson="01_sync_copy", experiment="phases") if r["params"].get("clock") == "host"}
     if not all(p in gpu and p in host for p in phases):
         return None
-    fig, ax = plt.subplots(figsize=(10, 4))
+    fig, ax = plt.subplots(figsize=(10, 4.5))
+    total = max(sum(gpu[p] for p in phases), sum(host[p] for p in phases))
     colours = {"h2d": "tab:blue", "kernel": "tab:green", "d2h": "tab:orange"}
     for row, (label, times, hatch) in enumerate((("GPU busy (events)", gpu, None),
                                                  ("CPU blocked (host clock)", host, "//"))):
@@ -165,21 +166,22 @@ def plot_phases(plt, result_set, out):
         for p in phases:
             ax.barh(row, times[p], left=start, color=colours[p], hatch=hatch, edgecolor="white",
                     label=p if row == 0 else None)
-            ax.text(start + times[p] / 2, row, f"{times[p]:.1f}", ha="center", va="center",
-                    fontsize=10)
+            if times[p] > 0.04 * total:  # label only the segments wide enough to hold one
+                ax.text(start + times[p] / 2, row, f"{times[p]:.1f}", ha="center",
+                        va="center", fontsize=11)
             start += times[p]
     ax.set_yticks([0, 1])
     ax.set_yticklabels(["GPU busy (events)", "CPU blocked (host clock)"])
     ax.invert_yaxis()
     ax.set_xlabel("time (ms, median)")
     ax.set_title(result_set.title("01_sync_copy: c = a + b with blocking cudaMemcpy"))
-    ax.legend(loc="lower right", ncol=3)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=3)
     return save(plt, fig, out / result_set.slug / "phases_01")
 
 
 def plot_bandwidth_comparison(plt, result_sets, out):
     """Every GPU's sweeps on one figure: one series per GPU, memory kind and direction."""
-    fig, ax = plt.subplots(figsize=(11, 6.5))
+    fig, ax = plt.subplots(figsize=(14, 6.5))
     sizes = []
     for result_set in result_sets:
         for (lesson, variant, direction), points in bandwidth_series(result_set).items():
@@ -195,7 +197,7 @@ def plot_bandwidth_comparison(plt, result_sets, out):
     ax.set_ylim(bottom=0)
     ax.set_title("Host-device copy bandwidth across GPUs (median; solid H2D, dashed D2H)")
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="upper left", fontsize=9)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=9)
     return save(plt, fig, out / "compare" / "bandwidth")
 
 

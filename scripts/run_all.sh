@@ -2,7 +2,8 @@
 # run_all.sh LESSON... - behind `make run-all`: runs every lesson with its defaults into
 # results/<gpu>/ (LESSON.csv, LESSON.log and meta.txt), one summary line per lesson, then the plots.
 #
-# Environment: DEVICE (GPU index, default 0), RESULTS_DIR (default results), MAKE.
+# Environment: DEVICE (GPU index, default 0), RESULTS_DIR (default results), MAKE, and COMMIT
+# (what meta.txt records when the tree is not a git checkout).
 # Exit status: 0 when every lesson verified, 77 when there is no GPU, 1 when a lesson failed.
 set -u
 cd "$(dirname "$0")/.."
@@ -27,7 +28,7 @@ query() { nvidia-smi --query-gpu="$1" --format=csv,noheader -i "$device" 2>/dev/
     echo "pcie_link: gen $(query pcie.link.gen.max) x$(query pcie.link.width.max) (max); gen $(query pcie.link.gen.current) x$(query pcie.link.width.current) (current, idle)"
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "host: $(uname -srm), $(nproc) CPUs"
-    echo "commit: $(git describe --always --dirty 2>/dev/null || echo unknown)"
+    echo "commit: ${COMMIT:-$(git describe --always --dirty 2>/dev/null || echo unknown)}"
     echo "command: make run-all (each lesson with its defaults, --device $device)"
 } >"$dir/meta.txt"
 

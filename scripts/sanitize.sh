@@ -27,7 +27,9 @@ for lesson in "$@"; do
         # shellcheck disable=SC2046,SC2086
         "$sanitizer" --tool "$tool" $extra --error-exitcode 1 build/bin/"$lesson" $(small_args "$lesson") >"$log" 2>&1
         rc=$?
-        errors=$(grep -o 'ERROR SUMMARY: [0-9]*' "$log" | tail -n 1 | grep -o '[0-9]*$')
+        # memcheck, synccheck, initcheck end on "ERROR SUMMARY: N errors"; racecheck on
+        # "RACECHECK SUMMARY: H hazards displayed (N errors, W warnings)".
+        errors=$(grep -oE 'ERROR SUMMARY: [0-9]+|[0-9]+ errors' "$log" | tail -n 1 | grep -oE '[0-9]+' | head -n 1)
         if [ "$rc" -ne 0 ] || [ "${errors:-x}" != 0 ]; then
             status=1
             cell="${errors:-?} (rc $rc)"

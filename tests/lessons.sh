@@ -4,6 +4,8 @@
 small_args() {
     case $1 in
         01_sync_copy) echo "--size 1M --reps 3 --sweep-max 1M" ;;
+        02_streams) echo "--size 1M --reps 3 --streams 4" ;;
+        03_events) echo "--size 1M --reps 3" ;;
         *) echo "--reps 3" ;;
     esac
 }
@@ -12,6 +14,8 @@ small_args() {
 expected_rows() {
     case $1 in
         01_sync_copy) echo 19 ;; # 4 phases x 2 clocks + the launch; 5 sweep sizes x 2 directions
+        02_streams) echo 18 ;;   # 2 memories x 2 stream counts x 2 + 2 + 3 + 2 + 3
+        03_events) echo 16 ;;    # timing 6, cpu_overlap 3 x 2, cross_stream 2, event_cost 2
         *) echo 1 ;;
     esac
 }

@@ -271,6 +271,28 @@ static void vector_add_check_finds_the_first_wrong_element(void)
         fail("the wrong element 2 was not found first");
 }
 
+static void chunks_cover_every_element_once(void)
+{
+    const size_t cases[][2] = {{10, 3}, {12, 4}, {1, 1}, {3, 8}, {0, 2}, {1000003, 7},
+                               {(size_t)1 << 40, 3}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        size_t n = cases[c][0], parts = cases[c][1], next = 0, smallest = SIZE_MAX, largest = 0;
+        for (size_t i = 0; i < parts; i++) {
+            size_t first, count;
+            chunk_bounds(n, parts, i, &first, &count);
+            if (first != next)
+                fail("n=%zu parts=%zu: part %zu starts at %zu, want %zu", n, parts, i, first, next);
+            next = first + count;
+            smallest = count < smallest ? count : smallest;
+            largest = count > largest ? count : largest;
+        }
+        if (next != n)
+            fail("n=%zu parts=%zu: parts end at %zu", n, parts, next);
+        if (largest - smallest > 1)
+            fail("n=%zu parts=%zu: sizes range from %zu to %zu", n, parts, smallest, largest);
+    }
+}
+
 /* ----------------------------------------------------------------------- CSV */
 
 static const struct gpu_info test_gpu = {.name = "Test GPU, \"Model\" X", .cc = "9.0",
@@ -367,6 +389,7 @@ int main(void)
     RUN(byte_sizes_print_in_binary_units);
     RUN(random_data_is_reproducible_and_not_zero);
     RUN(vector_add_check_finds_the_first_wrong_element);
+    RUN(chunks_cover_every_element_once);
     RUN(csv_writes_header_once_and_quotes_fields);
     RUN(csv_refuses_a_foreign_file);
     RUN(csv_without_path_does_nothing);

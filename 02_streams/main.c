@@ -1,0 +1,470 @@
+/*
+ * 02_streams - what a stream is, and what the default stream does to your streams.
+ *
+ * Lecture sections 3.1-3.2 (and 7.5, stream priorities). A stream is an ordered queue of GPU work:
+ * operations in one stream run in the order they were issued; operations in different streams may
+ * run at the same time. Five measured experiments:
+ *
+ *   1. lesson 01's c = a + b split over N streams with cudaMemcpyAsync: from pageable memory the
+ *      "async" copies block the CPU and nothing overlaps; from pinned memory both work.
+ *   2. small kernels in one stream run one after another; in N streams, side by side.
+ *   3. the legacy default stream (stream 0) is a barrier between blocking streams; non-blocking
+ *      streams and the per-thread default stream do not wait for it.
+ *   4. a stream's priority decides which kernel's blocks the GPU schedules first.
+ *   5. cudaStreamSynchronize waits for one stream, cudaDeviceSynchronize for all; destroying a
+ *      busy stream does not cancel its work.
+ *
+ * Times here are host-clock times from the first launch until cudaDeviceSynchronize returns, on
+ * an idle GPU: events that bracket several streams need cross-stream waits, lesson 03's subject.
+ */
+#include "common.h"
+#include "kernels.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char summary[] =
+    "Streams, measured: lesson 01's work split over N streams (pageable vs pinned memory),\n"
+    "kernel concurrency, the legacy default stream as a barrier, stream priorities, and\n"
+    "cudaStreamSynchronize vs cudaDeviceSynchronize.";
+
+enum { MAX_STREAMS = 64 };
+
+/* The GPU work of experiments 2-5 is launch_spin: blocks that hold an SM for a set time. */
+static const unsigned long long spin_ns = 500 * 1000ull; /* one small kernel: 0.5 ms */
+
+static struct csv *csv_out;
+
+static void record(const char *experiment, const char *variant, size_t bytes, int reps,
+                   struct stats ms, const char *params)
+{
+    struct csv_row row = {experiment, variant, "none", bytes, reps, ms, NAN, params};
+    if (csv_write(csv_out, &row))
+        exit(EXIT_ERROR);
+}
+
+/* Checks that every block of a spin launch ran for at least `ns` (elapsed was zeroed before). */
+static void verify_spins(const unsigned long long *d_elapsed, unsigned blocks,
+                         unsigned long long ns, const char *what)
+{
+    unsigned long long *h_elapsed = malloc(blocks * sizeof *h_elapsed);
+    if (!h_elapsed) {
+        fprintf(stderr, "%s: out of host memory for %u timings\n", program_name, blocks);
+        exit(EXIT_ERROR);
+    }
+    CUDA_CHECK(cudaMemcpy(h_elapsed, d_elapsed, blocks * sizeof *h_elapsed,
+                          cudaMemcpyDeviceToHost));
+    for (unsigned b = 0; b < blocks; b++) {
+        if (h_elapsed[b] < ns) {
+            fprintf(stderr, "%s: %s: block %u ran %llu ns, want at least %llu\n", program_name,
+                    what, b, h_elapsed[b], ns);
+            exit(EXIT_ERROR);
+        }
+    }
+    free(h_elapsed);
+}
+
+/* ------------------------------------------------------------------------------------------ *
+ * 1. Lesson 01's work over N streams: each stream copies in, adds and copies out its own chunk.
+ * ------------------------------------------------------------------------------------------ */
+
+struct vectors {
+    float *a, *b, *c;
+};
+
+static void run_split(const struct vectors *h, const struct vectors *d, size_t n,
+                      cudaStream_t *streams, int n_streams, double *enqueue_ms, double *total_ms)
+{
+    CUDA_CHECK(cudaMemset(d->c, 0xff, n * sizeof(float)));
+    memset(h->c, 0xff, n * sizeof(float));
+    CUDA_CHECK(cudaDeviceSynchronize());
+
+    double t0 = host_ms();
+    for (int s = 0; s < n_streams; s++) {
+        size_t first, count;
+        chunk_bounds(n, (size_t)n_streams, (size_t)s, &first, &count);
+        size_t bytes = count * sizeof(float);
+        CUDA_CHECK(cudaMemcpyAsync(d->a + first, h->a + first, bytes, cudaMemcpyHostToDevice,
+                                   streams[s]));
+        CUDA_CHECK(cudaMemcpyAsync(d->b + first, h->b + first, bytes, cudaMemcpyHostToDevice,
+                                   streams[s]));
+        CUDA_CHECK(launch_vector_add(d->a + first, d->b + first, d->c + first, count, streams[s]));
+        CUDA_CHECK(cudaMemcpyAsync(h->c + first, d->c + first, bytes, cudaMemcpyDeviceToHost,
+                                   streams[s]));
+    }
+    double t_enqueued = host_ms();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    double t_done = host_ms();
+
+    size_t bad = vector_add_mismatch(h->a, h->b, h->c, n);
+    if (bad != n) {
+        fprintf(stderr, "%s: verification failed at element %zu: %.9g + %.9g gave %.9g\n",
+                program_name, bad, h->a[bad], h->b[bad], h->c[bad]);
+        exit(EXIT_ERROR);
+    }
+    *enqueue_ms = t_enqueued - t0;
+    *total_ms = t_done - t0;
+}
+
+static void split_over_streams(size_t bytes, int n_streams, int reps, cudaStream_t *streams)
+{
+    const size_t n = bytes / sizeof(float);
+    struct vectors pageable = {malloc(bytes), malloc(bytes), malloc(bytes)};
+    if (!pageable.a || !pageable.b || !pageable.c) {
+        fprintf(stderr, "%s: malloc of 3 x %zu bytes failed\n", program_name, bytes);
+        exit(EXIT_ERROR);
+    }
+    /* Pinned (page-locked) memory, which lesson 04 explains: here only to show the difference. */
+    struct vectors pinned, device;
+    CUDA_CHECK(cudaMallocHost((void **)&pinned.a, bytes));
+    CUDA_CHECK(cudaMallocHost((void **)&pinned.b, bytes));
+    CUDA_CHECK(cudaMallocHost((void **)&pinned.c, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&device.a, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&device.b, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&device.c, bytes));
+    fill_random(pageable.a, n, 1);
+    fill_random(pageable.b, n, 2);
+    memcpy(pinned.a, pageable.a, bytes);
+    memcpy(pinned.b, pageable.b, bytes);
+
+    double *enqueue = malloc((size_t)reps * sizeof(double));
+    double *total = malloc((size_t)reps * sizeof(double));
+    if (!enqueue || !total) {
+        fprintf(stderr, "%s: out of host memory for %d samples\n", program_name, reps);
+        exit(EXIT_ERROR);
+    }
+    char size_text[32];
+    printf("\n1. c = a + b (%s per vector) split over streams with cudaMemcpyAsync, "
+           "host clock, median of %d\n", format_bytes(bytes, size_text, sizeof size_text), reps);
+    printf("  %-9s %8s %18s %12s\n", "memory", "streams", "CPU blocked ms", "total ms");
+
+    const struct { const char *name; const struct vectors *host; } kinds[] = {
+        {"pageable", &pageable}, {"pinned", &pinned}};
+    const int stream_counts[] = {1, n_streams};
+    double total_of[2][2];
+    for (int k = 0; k < 2; k++) {
+        for (int c = 0; c < 2; c++) {
+            double ignored;
+            run_split(kinds[k].host, &device, n, streams, stream_counts[c], &ignored, &ignored);
+            for (int rep = 0; rep < reps; rep++)
+                run_split(kinds[k].host, &device, n, streams, stream_counts[c], &enqueue[rep],
+                          &total[rep]);
+            struct stats blocked = stats_summarize(enqueue, (size_t)reps);
+            struct stats all = stats_summarize(total, (size_t)reps);
+            total_of[k][c] = all.median;
+            printf("  %-9s %8d %18.3f %12.3f\n", kinds[k].name, stream_counts[c], blocked.median,
+                   all.median);
+
+            char params[64];
+            snprintf(params, sizeof params, "streams=%d;clock=host;measure=cpu_blocked",
+                     stream_counts[c]);
+            record("split_streams", kinds[k].name, 3 * bytes, reps, blocked, params);
+            snprintf(params, sizeof params, "streams=%d;clock=host;measure=total",
+                     stream_counts[c]);
+            record("split_streams", kinds[k].name, 3 * bytes, reps, all, params);
+        }
+    }
+    printf("  pageable: the CPU is held up for the whole run, and %d streams are %.2fx as fast "
+           "as one;\n  pinned: the calls return at once, and %d streams are %.2fx as fast as one "
+           "(lesson 04 says why)\n", n_streams, total_of[0][0] / total_of[0][1], n_streams,
+           total_of[1][0] / total_of[1][1]);
+
+    free(enqueue);
+    free(total);
+    CUDA_CHECK(cudaFree(device.a));
+    CUDA_CHECK(cudaFree(device.b));
+    CUDA_CHECK(cudaFree(device.c));
+    CUDA_CHECK(cudaFreeHost(pinned.a));
+    CUDA_CHECK(cudaFreeHost(pinned.b));
+    CUDA_CHECK(cudaFreeHost(pinned.c));
+    free(pageable.a);
+    free(pageable.b);
+    free(pageable.c);
+}
+
+/* ------------------------------------------------------------------------------------------ *
+ * 2. Kernel concurrency: N one-block kernels in one stream, then one in each of N streams.
+ * ------------------------------------------------------------------------------------------ */
+
+static double launch_small_kernels(cudaStream_t *streams, int n_kernels, bool one_stream,
+                                   unsigned long long *d_elapsed)
+{
+    CUDA_CHECK(cudaMemset(d_elapsed, 0, (size_t)n_kernels * sizeof *d_elapsed));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    double t0 = host_ms();
+    for (int k = 0; k < n_kernels; k++)
+        CUDA_CHECK(launch_spin(spin_ns, 1, 32, d_elapsed + k, streams[one_stream ? 0 : k]));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    double ms = host_ms() - t0;
+    verify_spins(d_elapsed, (unsigned)n_kernels, spin_ns, "small kernel");
+    return ms;
+}
+
+static void kernel_concurrency(int n_streams, int reps, cudaStream_t *streams, double *samples,
+                               unsigned long long *d_elapsed)
+{
+    printf("\n2. %d kernels of one block, %.1f ms each, host clock, median of %d\n", n_streams,
+           spin_ns / 1e6, reps);
+    const char *variants[] = {"one_stream", "n_streams"};
+    double medians[2];
+    for (int v = 0; v < 2; v++) {
+        launch_small_kernels(streams, n_streams, v == 0, d_elapsed);
+        for (int rep = 0; rep < reps; rep++)
+            samples[rep] = launch_small_kernels(streams, n_streams, v == 0, d_elapsed);
+        struct stats s = stats_summarize(samples, (size_t)reps);
+        medians[v] = s.median;
+        printf("  %-12s %8.3f ms\n", v == 0 ? "1 stream" : "N streams", s.median);
+        char params[64];
+        snprintf(params, sizeof params, "kernels=%d;kernel_ms=%.1f;clock=host", n_streams,
+                 spin_ns / 1e6);
+        record("kernel_concurrency", variants[v], 0, reps, s, params);
+    }
+    printf("  one stream runs them in turn; %d streams run them side by side (%.1fx faster)\n",
+           n_streams, medians[0] / medians[1]);
+}
+
+/* ------------------------------------------------------------------------------------------ *
+ * 3. The legacy default stream: kernel A in stream s1, a tiny kernel in the default stream,
+ *    kernel B in stream s2. Does B wait for A?
+ * ------------------------------------------------------------------------------------------ */
+
+static double a_between_b(cudaStream_t s1, cudaStream_t between, cudaStream_t s2,
+                          unsigned long long *d_elapsed)
+{
+    CUDA_CHECK(cudaMemset(d_elapsed, 0, 3 * sizeof *d_elapsed));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    double t0 = host_ms();
+    CUDA_CHECK(launch_spin(spin_ns, 1, 32, d_elapsed, s1));
+    CUDA_CHECK(launch_spin(1000, 1, 32, d_elapsed + 1, between));
+    CUDA_CHECK(launch_spin(spin_ns, 1, 32, d_elapsed + 2, s2));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    double ms = host_ms() - t0;
+    verify_spins(d_elapsed, 1, spin_ns, "kernel A");
+    verify_spins(d_elapsed + 2, 1, spin_ns, "kernel B");
+    return ms;
+}
+
+static void default_stream_barrier(int reps, double *samples, unsigned long long *d_elapsed)
+{
+    cudaStream_t blocking[2], non_blocking[2];
+    for (int i = 0; i < 2; i++) {
+        CUDA_CHECK(cudaStreamCreate(&blocking[i])); /* = cudaStreamDefault: a "blocking" stream */
+        CUDA_CHECK(cudaStreamCreateWithFlags(&non_blocking[i], cudaStreamNonBlocking));
+    }
+    const struct {
+        const char *variant, *label;
+        cudaStream_t s1, between, s2;
+    } cases[] = {
+        {"blocking_legacy", "blocking streams, tiny kernel in stream 0", blocking[0], 0,
+         blocking[1]},
+        {"nonblocking_legacy", "non-blocking streams, tiny kernel in stream 0", non_blocking[0],
+         0, non_blocking[1]},
+        {"blocking_per_thread", "blocking streams, tiny kernel in cudaStreamPerThread",
+         blocking[0], cudaStreamPerThread, blocking[1]},
+    };
+    printf("\n3. kernel A (%.1f ms) in s1, a tiny kernel between, kernel B (%.1f ms) in s2, "
+           "host clock, median of %d\n", spin_ns / 1e6, spin_ns / 1e6, reps);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        a_between_b(cases[c].s1, cases[c].between, cases[c].s2, d_elapsed);
+        for (int rep = 0; rep < reps; rep++)
+            samples[rep] = a_between_b(cases[c].s1, cases[c].between, cases[c].s2, d_elapsed);
+        struct stats s = stats_summarize(samples, (size_t)reps);
+        printf("  %-52s %7.3f ms  %s\n", cases[c].label, s.median,
+               s.median > 1.5 * spin_ns / 1e6 ? "A, then B: serialised" : "A and B together");
+        char params[64];
+        snprintf(params, sizeof params, "kernel_ms=%.1f;clock=host", spin_ns / 1e6);
+        record("default_stream", cases[c].variant, 0, reps, s, params);
+    }
+    for (int i = 0; i < 2; i++) {
+        CUDA_CHECK(cudaStreamDestroy(blocking[i]));
+        CUDA_CHECK(cudaStreamDestroy(non_blocking[i]));
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ *
+ * 4. Priorities (lecture 7.5): a one-block kernel's latency while a low-priority kernel with
+ *    many waves of blocks fills every SM.
+ * ------------------------------------------------------------------------------------------ */
+
+static const unsigned long long filler_ns = 100 * 1000, urgent_ns = 10 * 1000;
+
+static double urgent_latency(cudaStream_t background, cudaStream_t urgent, unsigned filler_blocks,
+                             unsigned long long *d_elapsed, cudaEvent_t start, cudaEvent_t stop)
+{
+    CUDA_CHECK(cudaMemset(d_elapsed, 0, (filler_blocks + 1) * sizeof *d_elapsed));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    /* 1024-thread blocks: two fill an SM's 2048 thread slots, so the urgent kernel cannot
+     * squeeze in beside them and must wait for a filler block to finish. */
+    CUDA_CHECK(launch_spin(filler_ns, filler_blocks, 1024, d_elapsed + 1, background));
+    double t0 = host_ms();
+    while (host_ms() - t0 < 0.2) /* let the filler reach every SM first */
+        ;
+    CUDA_CHECK(cudaEventRecord(start, urgent));
+    CUDA_CHECK(launch_spin(urgent_ns, 1, 32, d_elapsed, urgent));
+    CUDA_CHECK(cudaEventRecord(stop, urgent));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    verify_spins(d_elapsed, 1, urgent_ns, "urgent kernel");
+    verify_spins(d_elapsed + 1, filler_blocks, filler_ns, "filler kernel");
+    float ms;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    return ms;
+}
+
+static void stream_priorities(const struct gpu_info *gpu, int reps, double *samples)
+{
+    int lowest, highest;
+    CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
+    cudaStream_t background, same, high;
+    CUDA_CHECK(cudaStreamCreateWithPriority(&background, cudaStreamNonBlocking, lowest));
+    CUDA_CHECK(cudaStreamCreateWithPriority(&same, cudaStreamNonBlocking, lowest));
+    CUDA_CHECK(cudaStreamCreateWithPriority(&high, cudaStreamNonBlocking, highest));
+    cudaEvent_t start, stop;
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+    const unsigned filler_blocks = (unsigned)gpu->multiprocessors * 2 * 10; /* ten waves */
+    unsigned long long *d_elapsed;
+    CUDA_CHECK(cudaMalloc((void **)&d_elapsed, (filler_blocks + 1) * sizeof *d_elapsed));
+
+    printf("\n4. latency of a %.2f ms kernel while %u blocks of %.1f ms (10 waves) fill the GPU,\n"
+           "   events in the urgent stream, median of %d; priorities here: %d (lowest) to %d\n",
+           urgent_ns / 1e6, filler_blocks, filler_ns / 1e6, reps, lowest, highest);
+    const struct { const char *variant, *label; cudaStream_t urgent; } cases[] = {
+        {"same_priority", "same priority as the filler", same},
+        {"high_priority", "highest priority", high},
+    };
+    for (int c = 0; c < 2; c++) {
+        urgent_latency(background, cases[c].urgent, filler_blocks, d_elapsed, start, stop);
+        for (int rep = 0; rep < reps; rep++)
+            samples[rep] = urgent_latency(background, cases[c].urgent, filler_blocks, d_elapsed,
+                                          start, stop);
+        struct stats s = stats_summarize(samples, (size_t)reps);
+        printf("  %-30s %8.3f ms (min %.3f, max %.3f)\n", cases[c].label, s.median, s.min,
+               s.max);
+        char params[96];
+        snprintf(params, sizeof params, "priority=%d;filler_blocks=%u;clock=gpu_event",
+                 c == 0 ? lowest : highest, filler_blocks);
+        record("priority", cases[c].variant, 0, reps, s, params);
+    }
+    printf("  the scheduler hands the next free SM slot to the highest-priority stream; running\n"
+           "  blocks are never interrupted, and copies have no priority at all\n");
+
+    CUDA_CHECK(cudaFree(d_elapsed));
+    CUDA_CHECK(cudaEventDestroy(start));
+    CUDA_CHECK(cudaEventDestroy(stop));
+    CUDA_CHECK(cudaStreamDestroy(background));
+    CUDA_CHECK(cudaStreamDestroy(same));
+    CUDA_CHECK(cudaStreamDestroy(high));
+}
+
+/* ------------------------------------------------------------------------------------------ *
+ * 5. Waiting for one stream, waiting for the device, and destroying a stream that is busy.
+ * ------------------------------------------------------------------------------------------ */
+
+static void synchronisation(int reps, cudaStream_t short_stream, cudaStream_t long_stream,
+                            double *samples, unsigned long long *d_elapsed)
+{
+    const unsigned long long long_ns = 4 * spin_ns;
+    double *device_wait = malloc((size_t)reps * sizeof *device_wait);
+    double *destroy = malloc((size_t)reps * sizeof *destroy);
+    if (!device_wait || !destroy) {
+        fprintf(stderr, "%s: out of host memory for %d samples\n", program_name, reps);
+        exit(EXIT_ERROR);
+    }
+    for (int rep = -1; rep < reps; rep++) {
+        CUDA_CHECK(cudaMemset(d_elapsed, 0, 3 * sizeof *d_elapsed));
+        CUDA_CHECK(cudaDeviceSynchronize());
+        double t0 = host_ms();
+        CUDA_CHECK(launch_spin(spin_ns, 1, 32, d_elapsed, short_stream));
+        CUDA_CHECK(launch_spin(long_ns, 1, 32, d_elapsed + 1, long_stream));
+        CUDA_CHECK(cudaStreamSynchronize(short_stream));
+        double t_stream = host_ms();
+        CUDA_CHECK(cudaDeviceSynchronize());
+        double t_device = host_ms();
+
+        /* A stream destroyed while busy: the call returns at once, the work still runs, and
+         * the stream's resources are released when it is done. */
+        cudaStream_t doomed;
+        CUDA_CHECK(cudaStreamCreateWithFlags(&doomed, cudaStreamNonBlocking));
+        CUDA_CHECK(launch_spin(long_ns, 1, 32, d_elapsed + 2, doomed));
+        double t_destroy = host_ms();
+        CUDA_CHECK(cudaStreamDestroy(doomed));
+        double destroyed = host_ms() - t_destroy;
+        CUDA_CHECK(cudaDeviceSynchronize());
+        verify_spins(d_elapsed, 1, spin_ns, "short-stream kernel");
+        verify_spins(d_elapsed + 1, 1, long_ns, "long-stream kernel");
+        verify_spins(d_elapsed + 2, 1, long_ns, "kernel in the destroyed stream");
+        if (rep >= 0) {
+            samples[rep] = t_stream - t0;
+            device_wait[rep] = t_device - t0;
+            destroy[rep] = destroyed;
+        }
+    }
+    struct stats stream_sync = stats_summarize(samples, (size_t)reps);
+    struct stats device_sync = stats_summarize(device_wait, (size_t)reps);
+    struct stats destroy_call = stats_summarize(destroy, (size_t)reps);
+    printf("\n5. a %.1f ms kernel in stream A, a %.1f ms kernel in stream B, host clock, "
+           "median of %d\n", spin_ns / 1e6, long_ns / 1e6, reps);
+    printf("  cudaStreamSynchronize(A) returned after %8.3f ms\n", stream_sync.median);
+    printf("  cudaDeviceSynchronize()  returned after %8.3f ms\n", device_sync.median);
+    printf("  cudaStreamDestroy on a stream with %.1f ms of work queued returned in %.4f ms, "
+           "and the work completed\n", long_ns / 1e6, destroy_call.median);
+    record("synchronize", "stream_sync", 0, reps, stream_sync, "clock=host");
+    record("synchronize", "device_sync", 0, reps, device_sync, "clock=host");
+    record("synchronize", "destroy_busy_stream", 0, reps, destroy_call, "clock=host");
+    free(device_wait);
+    free(destroy);
+}
+
+int main(int argc, char **argv)
+{
+    struct common_args args = {.size = 64u << 20, .size_multiple = sizeof(float), .reps = 10};
+    int n_streams = 8;
+    const struct opt extra[] = {
+        {"--streams", OPT_INT, &n_streams, 2, MAX_STREAMS, "N",
+         "streams to split the work over (and kernels to run side by side)"},
+    };
+    int rc = cli_parse(argc, argv, summary, &args, extra, sizeof extra / sizeof extra[0]);
+    if (rc != CLI_CONTINUE)
+        return rc;
+
+    struct gpu_info gpu;
+    if ((rc = gpu_open(args.device, &gpu)) != EXIT_VERIFIED)
+        return rc;
+    gpu_print_header(&gpu);
+    /* Experiment 1 holds 3 vectors on the GPU, 3 pageable and 3 pinned on the host. */
+    if ((rc = gpu_check_capacity(3 * args.size, 6 * args.size)) != EXIT_VERIFIED)
+        return rc;
+    struct csv csv;
+    if (csv_open(&csv, args.csv, "02_streams", &gpu))
+        return EXIT_ERROR;
+    csv_out = &csv;
+
+    /* Non-blocking streams: the default stream never waits for them, nor they for it. */
+    cudaStream_t streams[MAX_STREAMS];
+    for (int s = 0; s < n_streams; s++)
+        CUDA_CHECK(cudaStreamCreateWithFlags(&streams[s], cudaStreamNonBlocking));
+    double *samples = malloc((size_t)args.reps * sizeof *samples);
+    unsigned long long *d_elapsed;
+    CUDA_CHECK(cudaMalloc((void **)&d_elapsed, MAX_STREAMS * sizeof *d_elapsed));
+    if (!samples) {
+        fprintf(stderr, "%s: out of host memory for %d samples\n", program_name, args.reps);
+        return EXIT_ERROR;
+    }
+
+    split_over_streams(args.size, n_streams, args.reps, streams);
+    kernel_concurrency(n_streams, args.reps, streams, samples, d_elapsed);
+    default_stream_barrier(args.reps, samples, d_elapsed);
+    stream_priorities(&gpu, args.reps, samples);
+    synchronisation(args.reps, streams[0], streams[1], samples, d_elapsed);
+
+    /* cudaStreamDestroy does not wait: synchronise first when the results are needed. */
+    CUDA_CHECK(cudaDeviceSynchronize());
+    for (int s = 0; s < n_streams; s++)
+        CUDA_CHECK(cudaStreamDestroy(streams[s]));
+    CUDA_CHECK(cudaFree(d_elapsed));
+    free(samples);
+    if (csv_close(&csv))
+        return EXIT_ERROR;
+    printf("\nverified: every element of c = a + b, and every kernel ran its full time\n");
+    return EXIT_VERIFIED;
+}

@@ -1,0 +1,486 @@
+/*
+ * 03_events - markers in a stream: for timing, for letting the CPU work while the GPU does, and
+ * for making one stream wait for another without stopping the CPU.
+ *
+ * Lecture section 3.3. An event is recorded into a stream and "happens" when the GPU reaches it.
+ * Four measured experiments:
+ *
+ *   1. timing: the host clock around asynchronous calls measures only how long they took to
+ *      enqueue; events measure the GPU's work. Events tick in about half a microsecond, so time
+ *      many repetitions of short work.
+ *   2. CPU/GPU overlap: poll cudaEventQuery and do CPU work until the GPU is done, versus
+ *      cudaEventSynchronize, which spins, or, for a cudaEventBlockingSync event, sleeps.
+ *   3. cross-stream dependency: a consumer stream waits for a producer stream's event with
+ *      cudaStreamWaitEvent; the host never waits. Without the wait, the result is wrong.
+ *   4. cudaEventDisableTiming: events used only to synchronise are cheaper without timestamps.
+ *
+ * Every copy here is from pinned memory (cudaMallocHost), because only those are asynchronous
+ * (lesson 02 showed it; lesson 04 explains it). Streams are non-blocking.
+ */
+#include "common.h"
+#include "kernels.h"
+
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+static const char summary[] =
+    "Events, measured: host clock vs event timing and the events' resolution, CPU work while\n"
+    "polling cudaEventQuery vs cudaEventSynchronize (spin or blocking sync), cross-stream\n"
+    "dependencies with cudaStreamWaitEvent (and the race without it), and the cost of timing.";
+
+static struct csv *csv_out;
+
+static void record_row(const char *experiment, const char *variant, size_t bytes, int reps,
+                       struct stats ms, const char *params)
+{
+    struct csv_row row = {experiment, variant, "none", bytes, reps, ms, NAN, params};
+    if (csv_write(csv_out, &row))
+        exit(EXIT_ERROR);
+}
+
+static double *new_samples(int reps)
+{
+    double *samples = malloc((size_t)reps * sizeof *samples);
+    if (!samples) {
+        fprintf(stderr, "%s: out of host memory for %d samples\n", program_name, reps);
+        exit(EXIT_ERROR);
+    }
+    return samples;
+}
+
+/* CPU time this thread has used: a thread spinning in a CUDA call burns it; one asleep does not. */
+static double thread_cpu_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+/* The work the GPU does in experiments 1 and 2: lesson 01's c = a + b, asynchronously. */
+struct work {
+    float *h_a, *h_b, *h_c; /* pinned */
+    float *d_a, *d_b, *d_c;
+    size_t n;
+    cudaStream_t stream;
+};
+
+static void enqueue_work(const struct work *w)
+{
+    size_t bytes = w->n * sizeof(float);
+    CUDA_CHECK(cudaMemcpyAsync(w->d_a, w->h_a, bytes, cudaMemcpyHostToDevice, w->stream));
+    CUDA_CHECK(cudaMemcpyAsync(w->d_b, w->h_b, bytes, cudaMemcpyHostToDevice, w->stream));
+    CUDA_CHECK(launch_vector_add(w->d_a, w->d_b, w->d_c, w->n, w->stream));
+    CUDA_CHECK(cudaMemcpyAsync(w->h_c, w->d_c, bytes, cudaMemcpyDeviceToHost, w->stream));
+}
+
+/* Poisons the output, so that verification proves the work just done wrote it. */
+static void poison_output(const struct work *w)
+{
+    CUDA_CHECK(cudaMemsetAsync(w->d_c, 0xff, w->n * sizeof(float), w->stream));
+    CUDA_CHECK(cudaStreamSynchronize(w->stream));
+    memset(w->h_c, 0xff, w->n * sizeof(float));
+}
+
+static void verify_work(const struct work *w)
+{
+    size_t bad = vector_add_mismatch(w->h_a, w->h_b, w->h_c, w->n);
+    if (bad != w->n) {
+        fprintf(stderr, "%s: verification failed at element %zu: %.9g + %.9g gave %.9g\n",
+                program_name, bad, w->h_a[bad], w->h_b[bad], w->h_c[bad]);
+        exit(EXIT_ERROR);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ *
+ * 1. Timing asynchronous work.
+ * ------------------------------------------------------------------------------------------ */
+
+static void timing(const struct work *w, int reps)
+{
+    cudaEvent_t start, stop;
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+    double *host_enqueue = new_samples(reps), *events = new_samples(reps);
+    double *host_synced = new_samples(reps);
+
+    for (int rep = -1; rep < reps; rep++) {
+        poison_output(w);
+        double t0 = host_ms();
+        CUDA_CHECK(cudaEventRecord(start, w->stream));
+        enqueue_work(w);
+        CUDA_CHECK(cudaEventRecord(stop, w->stream));
+        double t_enqueued = host_ms();
+        CUDA_CHECK(cudaEventSynchronize(stop));
+        double t_done = host_ms();
+        verify_work(w);
+        float ms;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+        if (rep >= 0) {
+            host_enqueue[rep] = t_enqueued - t0;
+            events[rep] = ms;
+            host_synced[rep] = t_done - t0;
+        }
+    }
+    struct stats enq = stats_summarize(host_enqueue, (size_t)reps);
+    struct stats ev = stats_summarize(events, (size_t)reps);
+    struct stats sync = stats_summarize(host_synced, (size_t)reps);
+    size_t bytes = 3 * w->n * sizeof(float);
+    char size_text[32];
+    printf("\n1a. copy in, add, copy out (%s per vector) in one stream, median of %d\n",
+           format_bytes(w->n * sizeof(float), size_text, sizeof size_text), reps);
+    printf("  host clock around the calls          %9.3f ms   (only the enqueue)\n", enq.median);
+    printf("  events around the work               %9.3f ms   (the GPU's time)\n", ev.median);
+    printf("  host clock around calls + sync       %9.3f ms   (GPU time + wake-up)\n",
+           sync.median);
+    record_row("timing", "host_clock_enqueue", bytes, reps, enq, "clock=host");
+    record_row("timing", "events", bytes, reps, ev, "clock=gpu_event");
+    record_row("timing", "host_clock_synchronized", bytes, reps, sync, "clock=host");
+    free(host_enqueue);
+    free(events);
+    free(host_synced);
+
+    /* 1b. How finely do events tick? Time nothing, many times, and look at the values. */
+    enum { PAIRS = 1000 };
+    static double empty[PAIRS];
+    for (int i = 0; i < PAIRS; i++) {
+        CUDA_CHECK(cudaEventRecord(start, w->stream));
+        CUDA_CHECK(cudaEventRecord(stop, w->stream));
+        CUDA_CHECK(cudaEventSynchronize(stop));
+        float ms;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+        empty[i] = ms;
+    }
+    struct stats nothing = stats_summarize(empty, PAIRS); /* sorted now */
+    double tick = INFINITY;
+    for (int i = 1; i < PAIRS; i++)
+        if (empty[i] > empty[i - 1])
+            tick = fmin(tick, empty[i] - empty[i - 1]);
+    printf("\n1b. an event pair around nothing, %d times: median %.4f ms, max %.4f ms;\n",
+           PAIRS, nothing.median, nothing.max);
+    if (isinf(tick))
+        printf("    every value was the same, so the events' resolution is not visible here\n");
+    else
+        printf("    the smallest step between values is %.3f us: the events' resolution\n",
+               tick * 1e3);
+    char params[64];
+    snprintf(params, sizeof params, "clock=gpu_event;tick_us=%.3f", tick * 1e3);
+    record_row("timing", "empty_pair", 0, PAIRS, nothing, params);
+
+    /* 1c. A short kernel, timed alone many times, and timed as many launches between one pair. */
+    enum { LAUNCHES = 1000 };
+    const unsigned long long short_ns = 5000;
+    static double single[LAUNCHES];
+    for (int i = 0; i < LAUNCHES; i++) {
+        CUDA_CHECK(cudaEventRecord(start, w->stream));
+        CUDA_CHECK(launch_spin(short_ns, 1, 32, NULL, w->stream));
+        CUDA_CHECK(cudaEventRecord(stop, w->stream));
+        CUDA_CHECK(cudaEventSynchronize(stop));
+        float ms;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+        single[i] = ms;
+    }
+    struct stats one = stats_summarize(single, LAUNCHES);
+    CUDA_CHECK(cudaEventRecord(start, w->stream));
+    for (int i = 0; i < LAUNCHES; i++)
+        CUDA_CHECK(launch_spin(short_ns, 1, 32, NULL, w->stream));
+    CUDA_CHECK(cudaEventRecord(stop, w->stream));
+    CUDA_CHECK(cudaEventSynchronize(stop));
+    float batch_ms;
+    CUDA_CHECK(cudaEventElapsedTime(&batch_ms, start, stop));
+    struct stats each = {batch_ms / LAUNCHES, batch_ms / LAUNCHES, batch_ms / LAUNCHES};
+    printf("\n1c. a %.3f ms kernel: timed alone %d times, %.4f ms (min %.4f, max %.4f);\n"
+           "    %d back to back between one pair, %.4f ms each\n", short_ns / 1e6, LAUNCHES,
+           one.median, one.min, one.max, LAUNCHES, each.median);
+    snprintf(params, sizeof params, "clock=gpu_event;kernel_us=%.0f", short_ns / 1e3);
+    record_row("timing", "short_kernel_alone", 0, LAUNCHES, one, params);
+    snprintf(params, sizeof params, "clock=gpu_event;kernel_us=%.0f;launches=%d", short_ns / 1e3,
+             LAUNCHES);
+    record_row("timing", "short_kernel_batched", 0, 1, each, params);
+    CUDA_CHECK(cudaEventDestroy(start));
+    CUDA_CHECK(cudaEventDestroy(stop));
+}
+
+/* ------------------------------------------------------------------------------------------ *
+ * 2. What the CPU does while the GPU works.
+ * ------------------------------------------------------------------------------------------ */
+
+/* One unit of CPU work: a sum of squares over 16 Ki floats, some microseconds. */
+enum { CPU_WORK_FLOATS = 16384 };
+static float cpu_work_data[CPU_WORK_FLOATS];
+
+static double cpu_work_unit(void)
+{
+    double sum = 0;
+    for (size_t i = 0; i < CPU_WORK_FLOATS; i++)
+        sum += (double)cpu_work_data[i] * cpu_work_data[i];
+    return sum;
+}
+
+enum wait_style { POLL_QUERY, SYNC_SPIN, SYNC_BLOCKING, N_WAIT_STYLES };
+
+struct wait_result {
+    double wall_ms, cpu_ms, units;
+};
+
+static struct wait_result wait_for_gpu(const struct work *w, cudaEvent_t done,
+                                       enum wait_style style, double *sink)
+{
+    poison_output(w);
+    double units = 0;
+    double t0 = host_ms(), cpu0 = thread_cpu_ms();
+    enqueue_work(w);
+    CUDA_CHECK(cudaEventRecord(done, w->stream));
+    if (style == POLL_QUERY) {
+        cudaError_t state;
+        /* cudaErrorNotReady is not an error here: it means "not yet". */
+        while ((state = cudaEventQuery(done)) == cudaErrorNotReady) {
+            *sink += cpu_work_unit();
+            units++;
+        }
+        CUDA_CHECK(state);
+    } else {
+        CUDA_CHECK(cudaEventSynchronize(done));
+    }
+    struct wait_result r = {host_ms() - t0, thread_cpu_ms() - cpu0, units};
+    verify_work(w);
+    return r;
+}
+
+static void cpu_gpu_overlap(const struct work *w, int reps)
+{
+    cudaEvent_t spinning, sleeping;
+    /* No timing needed: these events only say "done". cudaEventBlockingSync makes
+     * cudaEventSynchronize sleep until the GPU signals, instead of spinning on a CPU core. */
+    CUDA_CHECK(cudaEventCreateWithFlags(&spinning, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventCreateWithFlags(&sleeping, cudaEventDisableTiming |
+                                                       cudaEventBlockingSync));
+    const struct { const char *variant, *label; cudaEvent_t event; } styles[N_WAIT_STYLES] = {
+        [POLL_QUERY] = {"poll_query", "poll cudaEventQuery, work between", spinning},
+        [SYNC_SPIN] = {"sync_spin", "cudaEventSynchronize", spinning},
+        [SYNC_BLOCKING] = {"sync_blocking", "cudaEventSynchronize, BlockingSync", sleeping},
+    };
+    double *wall = new_samples(reps), *cpu = new_samples(reps), *units = new_samples(reps);
+    double sink = 0;
+    fill_random(cpu_work_data, CPU_WORK_FLOATS, 4);
+    printf("\n2. waiting for copy in, add, copy out; host clocks, median of %d\n", reps);
+    printf("  %-36s %10s %14s %16s\n", "how the CPU waits", "wall ms", "CPU time ms",
+           "CPU work units");
+    for (int s = 0; s < N_WAIT_STYLES; s++) {
+        wait_for_gpu(w, styles[s].event, (enum wait_style)s, &sink);
+        for (int rep = 0; rep < reps; rep++) {
+            struct wait_result r = wait_for_gpu(w, styles[s].event, (enum wait_style)s, &sink);
+            wall[rep] = r.wall_ms;
+            cpu[rep] = r.cpu_ms;
+            units[rep] = r.units;
+        }
+        struct stats wall_s = stats_summarize(wall, (size_t)reps);
+        struct stats cpu_s = stats_summarize(cpu, (size_t)reps);
+        struct stats units_s = stats_summarize(units, (size_t)reps);
+        printf("  %-36s %10.3f %14.3f %16.0f\n", styles[s].label, wall_s.median, cpu_s.median,
+               units_s.median);
+        char params[96];
+        snprintf(params, sizeof params, "clock=host;measure=wall;work_units=%.0f",
+                 units_s.median);
+        record_row("cpu_overlap", styles[s].variant, 3 * w->n * sizeof(float), reps, wall_s,
+                   params);
+        snprintf(params, sizeof params, "clock=thread_cpu;measure=cpu_time;work_units=%.0f",
+                 units_s.median);
+        record_row("cpu_overlap", styles[s].variant, 3 * w->n * sizeof(float), reps, cpu_s,
+                   params);
+    }
+    printf("  (one work unit: a sum of squares over 16 Ki floats; checksum %.3g)\n", sink);
+    free(wall);
+    free(cpu);
+    free(units);
+    CUDA_CHECK(cudaEventDestroy(spinning));
+    CUDA_CHECK(cudaEventDestroy(sleeping));
+}
+
+/* ------------------------------------------------------------------------------------------ *
+ * 3. A consumer stream that waits for a producer stream, and one that does not.
+ * ------------------------------------------------------------------------------------------ */
+
+/* The producer takes a while (a 2 ms kernel first, standing in for real work), then writes
+ * x = a + b. The consumer computes y = x + a and copies it back. Returns the wrong elements. */
+static size_t produce_consume(const struct work *w, float *d_x, float *d_y, cudaStream_t producer,
+                              cudaStream_t consumer, cudaEvent_t x_ready, bool wait,
+                              double *enqueue_ms)
+{
+    size_t bytes = w->n * sizeof(float);
+    CUDA_CHECK(cudaMemset(d_x, 0xff, bytes));
+    CUDA_CHECK(cudaMemset(d_y, 0xff, bytes));
+    memset(w->h_c, 0xff, bytes);
+    CUDA_CHECK(cudaDeviceSynchronize());
+
+    double t0 = host_ms();
+    CUDA_CHECK(launch_spin(2000 * 1000, 1, 32, NULL, producer));
+    CUDA_CHECK(launch_vector_add(w->d_a, w->d_b, d_x, w->n, producer));
+    CUDA_CHECK(cudaEventRecord(x_ready, producer));
+    if (wait)
+        CUDA_CHECK(cudaStreamWaitEvent(consumer, x_ready, 0));
+    CUDA_CHECK(launch_vector_add(d_x, w->d_a, d_y, w->n, consumer));
+    CUDA_CHECK(cudaMemcpyAsync(w->h_c, d_y, bytes, cudaMemcpyDeviceToHost, consumer));
+    *enqueue_ms = host_ms() - t0;
+    CUDA_CHECK(cudaDeviceSynchronize());
+
+    size_t wrong = 0;
+    for (size_t i = 0; i < w->n; i++)
+        if (w->h_c[i] != (w->h_a[i] + w->h_b[i]) + w->h_a[i])
+            wrong++;
+    return wrong;
+}
+
+static void cross_stream(const struct work *w, int reps)
+{
+    cudaStream_t producer, consumer;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&producer, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&consumer, cudaStreamNonBlocking));
+    cudaEvent_t x_ready;
+    CUDA_CHECK(cudaEventCreateWithFlags(&x_ready, cudaEventDisableTiming));
+    float *d_x, *d_y;
+    CUDA_CHECK(cudaMalloc((void **)&d_x, w->n * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_y, w->n * sizeof(float)));
+    /* The inputs a and b must be on the GPU already: the producer starts from them. */
+    CUDA_CHECK(cudaMemcpy(w->d_a, w->h_a, w->n * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(w->d_b, w->h_b, w->n * sizeof(float), cudaMemcpyHostToDevice));
+
+    double *enqueue = new_samples(reps), *racy_enqueue = new_samples(reps);
+    int racy_wrong_reps = 0;
+    size_t racy_wrong_elements = 0;
+    for (int rep = 0; rep < reps; rep++) {
+        size_t wrong = produce_consume(w, d_x, d_y, producer, consumer, x_ready, true,
+                                       &enqueue[rep]);
+        if (wrong) {
+            fprintf(stderr, "%s: with cudaStreamWaitEvent, %zu of %zu elements of y are wrong\n",
+                    program_name, wrong, w->n);
+            exit(EXIT_ERROR);
+        }
+        wrong = produce_consume(w, d_x, d_y, producer, consumer, x_ready, false,
+                                &racy_enqueue[rep]);
+        racy_wrong_reps += wrong > 0;
+        racy_wrong_elements = wrong > racy_wrong_elements ? wrong : racy_wrong_elements;
+    }
+    struct stats enq = stats_summarize(enqueue, (size_t)reps);
+    printf("\n3. producer stream: 2 ms of work, then x = a + b; consumer stream: y = x + a\n");
+    printf("  with cudaStreamWaitEvent:    y right in %d of %d runs; the host spent %.3f ms "
+           "enqueueing and never waited\n", reps, reps, enq.median);
+    printf("  without it (the race):       y wrong in %d of %d runs (up to %zu of %zu "
+           "elements)\n", racy_wrong_reps, reps, racy_wrong_elements, w->n);
+    if (racy_wrong_reps == 0)
+        printf("  the race went unnoticed this time, which is what makes races dangerous\n");
+    char params[64];
+    record_row("cross_stream", "wait_event", 3 * w->n * sizeof(float), reps, enq,
+               "clock=host;measure=enqueue;wrong_runs=0");
+    snprintf(params, sizeof params, "clock=host;measure=enqueue;wrong_runs=%d", racy_wrong_reps);
+    record_row("cross_stream", "no_wait", 3 * w->n * sizeof(float), reps,
+               stats_summarize(racy_enqueue, (size_t)reps), params);
+    free(enqueue);
+    free(racy_enqueue);
+    CUDA_CHECK(cudaFree(d_x));
+    CUDA_CHECK(cudaFree(d_y));
+    CUDA_CHECK(cudaEventDestroy(x_ready));
+    CUDA_CHECK(cudaStreamDestroy(producer));
+    CUDA_CHECK(cudaStreamDestroy(consumer));
+}
+
+/* ------------------------------------------------------------------------------------------ *
+ * 4. The price of a timestamp.
+ * ------------------------------------------------------------------------------------------ */
+
+/* Two streams hand work back and forth through events, `rounds` times; returns ms per round. */
+static double ping_pong(cudaStream_t s1, cudaStream_t s2, cudaEvent_t e1, cudaEvent_t e2,
+                        int rounds)
+{
+    CUDA_CHECK(cudaDeviceSynchronize());
+    double t0 = host_ms();
+    for (int r = 0; r < rounds; r++) {
+        CUDA_CHECK(launch_spin(0, 1, 32, NULL, s1));
+        CUDA_CHECK(cudaEventRecord(e1, s1));
+        CUDA_CHECK(cudaStreamWaitEvent(s2, e1, 0));
+        CUDA_CHECK(launch_spin(0, 1, 32, NULL, s2));
+        CUDA_CHECK(cudaEventRecord(e2, s2));
+        CUDA_CHECK(cudaStreamWaitEvent(s1, e2, 0));
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+    return (host_ms() - t0) / rounds;
+}
+
+static void event_cost(int reps)
+{
+    enum { ROUNDS = 1000 };
+    cudaStream_t s1, s2;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+    const struct { const char *variant, *label; unsigned flags; } kinds[] = {
+        {"timing", "cudaEventDefault (timestamps)", cudaEventDefault},
+        {"disable_timing", "cudaEventDisableTiming", cudaEventDisableTiming},
+    };
+    double *samples = new_samples(reps);
+    printf("\n4. two streams passing work back and forth through events, %d rounds, host clock,"
+           "\n   median of %d\n", ROUNDS, reps);
+    for (int k = 0; k < 2; k++) {
+        cudaEvent_t e1, e2;
+        CUDA_CHECK(cudaEventCreateWithFlags(&e1, kinds[k].flags));
+        CUDA_CHECK(cudaEventCreateWithFlags(&e2, kinds[k].flags));
+        ping_pong(s1, s2, e1, e2, ROUNDS);
+        for (int rep = 0; rep < reps; rep++)
+            samples[rep] = ping_pong(s1, s2, e1, e2, ROUNDS);
+        struct stats round = stats_summarize(samples, (size_t)reps);
+        printf("  %-32s %8.2f us per round\n", kinds[k].label, round.median * 1e3);
+        record_row("event_cost", kinds[k].variant, 0, reps, round, "clock=host;rounds=1000");
+        CUDA_CHECK(cudaEventDestroy(e1));
+        CUDA_CHECK(cudaEventDestroy(e2));
+    }
+    free(samples);
+    CUDA_CHECK(cudaStreamDestroy(s1));
+    CUDA_CHECK(cudaStreamDestroy(s2));
+}
+
+int main(int argc, char **argv)
+{
+    struct common_args args = {.size = 64u << 20, .size_multiple = sizeof(float), .reps = 20};
+    int rc = cli_parse(argc, argv, summary, &args, NULL, 0);
+    if (rc != CLI_CONTINUE)
+        return rc;
+
+    struct gpu_info gpu;
+    if ((rc = gpu_open(args.device, &gpu)) != EXIT_VERIFIED)
+        return rc;
+    gpu_print_header(&gpu);
+    /* a, b, c and the x, y of experiment 3 on the GPU; a, b, c pinned on the host. */
+    if ((rc = gpu_check_capacity(5 * args.size, 3 * args.size)) != EXIT_VERIFIED)
+        return rc;
+    struct csv csv;
+    if (csv_open(&csv, args.csv, "03_events", &gpu))
+        return EXIT_ERROR;
+    csv_out = &csv;
+
+    struct work w = {.n = args.size / sizeof(float)};
+    CUDA_CHECK(cudaMallocHost((void **)&w.h_a, args.size));
+    CUDA_CHECK(cudaMallocHost((void **)&w.h_b, args.size));
+    CUDA_CHECK(cudaMallocHost((void **)&w.h_c, args.size));
+    CUDA_CHECK(cudaMalloc((void **)&w.d_a, args.size));
+    CUDA_CHECK(cudaMalloc((void **)&w.d_b, args.size));
+    CUDA_CHECK(cudaMalloc((void **)&w.d_c, args.size));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&w.stream, cudaStreamNonBlocking));
+    fill_random(w.h_a, w.n, 1);
+    fill_random(w.h_b, w.n, 2);
+
+    timing(&w, args.reps);
+    cpu_gpu_overlap(&w, args.reps);
+    cross_stream(&w, args.reps);
+    event_cost(args.reps);
+
+    CUDA_CHECK(cudaStreamDestroy(w.stream));
+    CUDA_CHECK(cudaFree(w.d_a));
+    CUDA_CHECK(cudaFree(w.d_b));
+    CUDA_CHECK(cudaFree(w.d_c));
+    CUDA_CHECK(cudaFreeHost(w.h_a));
+    CUDA_CHECK(cudaFreeHost(w.h_b));
+    CUDA_CHECK(cudaFreeHost(w.h_c));
+    if (csv_close(&csv))
+        return EXIT_ERROR;
+    printf("\nverified: every result of every timed run (the racy runs are shown, not counted)\n");
+    return EXIT_VERIFIED;
+}
