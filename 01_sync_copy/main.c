@@ -58,6 +58,7 @@ static int vector_add_sync(size_t bytes, int reps, struct csv *csv)
     for (int i = 0; i < N_PHASES; i++)
         CUDA_CHECK(cudaEventCreate(&mark[i]));
 
+    /* One allocation holds every sample; each phase and clock gets its own slice of reps. */
     struct phase_samples s;
     double *storage = calloc((size_t)(2 * N_PHASES + 1) * (size_t)reps, sizeof(double));
     if (!storage) {
@@ -255,16 +256,11 @@ int main(int argc, char **argv)
         return rc;
 
     struct gpu_info gpu;
-    if ((rc = gpu_open(args.device, &gpu)) != EXIT_VERIFIED)
-        return rc;
-    gpu_print_header(&gpu);
-    if ((rc = gpu_check_capacity(3 * args.size + sweep_max,
-                                 3 * args.size + 2 * sweep_max)) != EXIT_VERIFIED)
-        return rc;
-
     struct csv csv;
-    if (csv_open(&csv, args.csv, "01_sync_copy", &gpu))
-        return EXIT_ERROR;
+    /* Part 1 holds three vectors on each side, part 2 one sweep buffer on the GPU, two on the host. */
+    if ((rc = lesson_open("01_sync_copy", &args, 3 * args.size + sweep_max,
+                          3 * args.size + 2 * sweep_max, &gpu, &csv)) != EXIT_VERIFIED)
+        return rc;
     if ((rc = vector_add_sync(args.size, args.reps, &csv)) != EXIT_VERIFIED ||
         (rc = pageable_sweep(sweep_max, args.reps, &csv)) != EXIT_VERIFIED) {
         csv_close(&csv);

@@ -35,11 +35,11 @@ static const unsigned long long spin_ns = 500 * 1000ull; /* one small kernel: 0.
 
 static struct csv *csv_out;
 
+/* Lessons 01-04 end the program on any error, a failed CSV write included. */
 static void record(const char *experiment, const char *variant, size_t bytes, int reps,
                    struct stats ms, const char *params)
 {
-    struct csv_row row = {experiment, variant, "none", bytes, reps, ms, NAN, params};
-    if (csv_write(csv_out, &row))
+    if (csv_write_time(csv_out, experiment, variant, bytes, reps, ms, params))
         exit(EXIT_ERROR);
 }
 
@@ -428,15 +428,11 @@ int main(int argc, char **argv)
         return rc;
 
     struct gpu_info gpu;
-    if ((rc = gpu_open(args.device, &gpu)) != EXIT_VERIFIED)
-        return rc;
-    gpu_print_header(&gpu);
-    /* Experiment 1 holds 3 vectors on the GPU, 3 pageable and 3 pinned on the host. */
-    if ((rc = gpu_check_capacity(3 * args.size, 6 * args.size)) != EXIT_VERIFIED)
-        return rc;
     struct csv csv;
-    if (csv_open(&csv, args.csv, "02_streams", &gpu))
-        return EXIT_ERROR;
+    /* Experiment 1 holds 3 vectors on the GPU, 3 pageable and 3 pinned on the host. */
+    if ((rc = lesson_open("02_streams", &args, 3 * args.size, 6 * args.size, &gpu, &csv)) !=
+        EXIT_VERIFIED)
+        return rc;
     csv_out = &csv;
 
     /* Non-blocking streams: the default stream never waits for them, nor they for it. */

@@ -31,11 +31,11 @@ static const char summary[] =
 
 static struct csv *csv_out;
 
-static void record_row(const char *experiment, const char *variant, size_t bytes, int reps,
-                       struct stats ms, const char *params)
+/* Lessons 01-04 end the program on any error, a failed CSV write included. */
+static void record(const char *experiment, const char *variant, size_t bytes, int reps,
+                   struct stats ms, const char *params)
 {
-    struct csv_row row = {experiment, variant, "none", bytes, reps, ms, NAN, params};
-    if (csv_write(csv_out, &row))
+    if (csv_write_time(csv_out, experiment, variant, bytes, reps, ms, params))
         exit(EXIT_ERROR);
 }
 
@@ -133,9 +133,9 @@ static void timing(const struct work *w, int reps)
     printf("  events around the work               %9.3f ms   (the GPU's time)\n", ev.median);
     printf("  host clock around calls + sync       %9.3f ms   (GPU time + wake-up)\n",
            sync.median);
-    record_row("timing", "host_clock_enqueue", bytes, reps, enq, "clock=host");
-    record_row("timing", "events", bytes, reps, ev, "clock=gpu_event");
-    record_row("timing", "host_clock_synchronized", bytes, reps, sync, "clock=host");
+    record("timing", "host_clock_enqueue", bytes, reps, enq, "clock=host");
+    record("timing", "events", bytes, reps, ev, "clock=gpu_event");
+    record("timing", "host_clock_synchronized", bytes, reps, sync, "clock=host");
     free(host_enqueue);
     free(events);
     free(host_synced);
@@ -165,7 +165,7 @@ static void timing(const struct work *w, int reps)
                tick * 1e3);
     char params[64];
     snprintf(params, sizeof params, "clock=gpu_event;tick_us=%.3f", tick * 1e3);
-    record_row("timing", "empty_pair", 0, PAIRS, nothing, params);
+    record("timing", "empty_pair", 0, PAIRS, nothing, params);
 
     /* 1c. A short kernel, timed alone many times, and timed as many launches between one pair. */
     enum { LAUNCHES = 1000 };
@@ -193,10 +193,10 @@ static void timing(const struct work *w, int reps)
            "    %d back to back between one pair, %.4f ms each\n", short_ns / 1e6, LAUNCHES,
            one.median, one.min, one.max, LAUNCHES, each.median);
     snprintf(params, sizeof params, "clock=gpu_event;kernel_us=%.0f", short_ns / 1e3);
-    record_row("timing", "short_kernel_alone", 0, LAUNCHES, one, params);
+    record("timing", "short_kernel_alone", 0, LAUNCHES, one, params);
     snprintf(params, sizeof params, "clock=gpu_event;kernel_us=%.0f;launches=%d", short_ns / 1e3,
              LAUNCHES);
-    record_row("timing", "short_kernel_batched", 0, 1, each, params);
+    record("timing", "short_kernel_batched", 0, 1, each, params);
     CUDA_CHECK(cudaEventDestroy(start));
     CUDA_CHECK(cudaEventDestroy(stop));
 }
@@ -282,11 +282,11 @@ static void cpu_gpu_overlap(const struct work *w, int reps)
         char params[96];
         snprintf(params, sizeof params, "clock=host;measure=wall;work_units=%.0f",
                  units_s.median);
-        record_row("cpu_overlap", styles[s].variant, 3 * w->n * sizeof(float), reps, wall_s,
+        record("cpu_overlap", styles[s].variant, 3 * w->n * sizeof(float), reps, wall_s,
                    params);
         snprintf(params, sizeof params, "clock=thread_cpu;measure=cpu_time;work_units=%.0f",
                  units_s.median);
-        record_row("cpu_overlap", styles[s].variant, 3 * w->n * sizeof(float), reps, cpu_s,
+        record("cpu_overlap", styles[s].variant, 3 * w->n * sizeof(float), reps, cpu_s,
                    params);
     }
     printf("  (one work unit: a sum of squares over 16 Ki floats; checksum %.3g)\n", sink);
@@ -370,10 +370,10 @@ static void cross_stream(const struct work *w, int reps)
     if (racy_wrong_reps == 0)
         printf("  the race went unnoticed this time, which is what makes races dangerous\n");
     char params[64];
-    record_row("cross_stream", "wait_event", 3 * w->n * sizeof(float), reps, enq,
+    record("cross_stream", "wait_event", 3 * w->n * sizeof(float), reps, enq,
                "clock=host;measure=enqueue;wrong_runs=0");
     snprintf(params, sizeof params, "clock=host;measure=enqueue;wrong_runs=%d", racy_wrong_reps);
-    record_row("cross_stream", "no_wait", 3 * w->n * sizeof(float), reps,
+    record("cross_stream", "no_wait", 3 * w->n * sizeof(float), reps,
                stats_summarize(racy_enqueue, (size_t)reps), params);
     free(enqueue);
     free(racy_enqueue);
@@ -428,7 +428,7 @@ static void event_cost(int reps)
             samples[rep] = ping_pong(s1, s2, e1, e2, ROUNDS);
         struct stats round = stats_summarize(samples, (size_t)reps);
         printf("  %-32s %8.2f us per round\n", kinds[k].label, round.median * 1e3);
-        record_row("event_cost", kinds[k].variant, 0, reps, round, "clock=host;rounds=1000");
+        record("event_cost", kinds[k].variant, 0, reps, round, "clock=host;rounds=1000");
         CUDA_CHECK(cudaEventDestroy(e1));
         CUDA_CHECK(cudaEventDestroy(e2));
     }
@@ -445,15 +445,11 @@ int main(int argc, char **argv)
         return rc;
 
     struct gpu_info gpu;
-    if ((rc = gpu_open(args.device, &gpu)) != EXIT_VERIFIED)
-        return rc;
-    gpu_print_header(&gpu);
-    /* a, b, c and the x, y of experiment 3 on the GPU; a, b, c pinned on the host. */
-    if ((rc = gpu_check_capacity(5 * args.size, 3 * args.size)) != EXIT_VERIFIED)
-        return rc;
     struct csv csv;
-    if (csv_open(&csv, args.csv, "03_events", &gpu))
-        return EXIT_ERROR;
+    /* a, b, c and the x, y of experiment 3 on the GPU; a, b, c pinned on the host. */
+    if ((rc = lesson_open("03_events", &args, 5 * args.size, 3 * args.size, &gpu, &csv)) !=
+        EXIT_VERIFIED)
+        return rc;
     csv_out = &csv;
 
     struct work w = {.n = args.size / sizeof(float)};

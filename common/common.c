@@ -400,6 +400,13 @@ int csv_write(struct csv *csv, const struct csv_row *row)
     return 0;
 }
 
+int csv_write_time(struct csv *csv, const char *experiment, const char *variant, size_t bytes,
+                   int reps, struct stats ms, const char *params)
+{
+    struct csv_row row = {experiment, variant, "none", bytes, reps, ms, NAN, params};
+    return csv_write(csv, &row);
+}
+
 int csv_close(struct csv *csv)
 {
     if (!csv->file)

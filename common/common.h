@@ -167,6 +167,16 @@ struct common_args {
 int cli_parse(int argc, char **argv, const char *summary, struct common_args *args,
               const struct opt *extra, size_t n_extra);
 
+/* ---------------------------------------------------------- a lesson's start */
+
+struct csv;
+
+/* What every lesson does after parsing its command line: choose GPU args->device and print its
+ * header line, check that `device_bytes` and `host_bytes` fit before anything is allocated, and
+ * open args->csv. Returns EXIT_VERIFIED, or the exit code to return from main, having said why. */
+int lesson_open(const char *lesson, const struct common_args *args, size_t device_bytes,
+                size_t host_bytes, struct gpu_info *gpu, struct csv *csv);
+
 /* ------------------------------------------------------------------ results */
 
 /* The one CSV schema of the course: one row per measurement. Empty cells mean "not applicable"
@@ -197,6 +207,9 @@ struct csv_row {
  * refuses a file whose header is not this schema's. Return 0, or -1 after printing why. */
 int csv_open(struct csv *csv, const char *path, const char *lesson, const struct gpu_info *gpu);
 int csv_write(struct csv *csv, const struct csv_row *row);
+/* csv_write for a measurement that moved nothing over the link: direction "none", no GB/s. */
+int csv_write_time(struct csv *csv, const char *experiment, const char *variant, size_t bytes,
+                   int reps, struct stats ms, const char *params);
 int csv_close(struct csv *csv);
 
 /* Writes one CSV field, quoted when it holds a comma, quote or line break (RFC 4180). */

@@ -132,3 +132,15 @@ int gpu_check_capacity(size_t device_bytes, size_t host_bytes)
     }
     return EXIT_VERIFIED;
 }
+
+int lesson_open(const char *lesson, const struct common_args *args, size_t device_bytes,
+                size_t host_bytes, struct gpu_info *gpu, struct csv *csv)
+{
+    int rc = gpu_open(args->device, gpu);
+    if (rc != EXIT_VERIFIED)
+        return rc;
+    gpu_print_header(gpu);
+    if ((rc = gpu_check_capacity(device_bytes, host_bytes)) != EXIT_VERIFIED)
+        return rc;
+    return csv_open(csv, args->csv, lesson, gpu) == 0 ? EXIT_VERIFIED : EXIT_ERROR;
+}
