@@ -7,7 +7,7 @@
 #   V=1        echo every command
 #   ARGS       extra flags for `make run-<lesson>`, e.g. ARGS="--size 1G"
 
-LESSONS := 01_sync_copy 02_streams 03_events
+LESSONS := 01_sync_copy 02_streams 03_events 04_pinned_memory
 
 BUILD := build
 BIN   := $(BUILD)/bin

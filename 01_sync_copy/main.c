@@ -186,12 +186,6 @@ static struct stats time_copies(void *dst, const void *src, size_t bytes, enum c
     return stats_summarize(samples, (size_t)reps);
 }
 
-/* Sizes grow by 4x from 4 KiB, and the last one is always max_bytes itself. */
-static size_t next_sweep_size(size_t bytes, size_t max_bytes)
-{
-    return bytes < max_bytes && bytes * 4 > max_bytes ? max_bytes : bytes * 4;
-}
-
 static int pageable_sweep(size_t max_bytes, int reps, struct csv *csv)
 {
     unsigned char *h_src = malloc(max_bytes), *h_dst = malloc(max_bytes);
@@ -208,7 +202,8 @@ static int pageable_sweep(size_t max_bytes, int reps, struct csv *csv)
            "(GB/s = 1e9 bytes/s)\n", reps);
     printf("  %10s %12s %10s %12s %10s\n", "size", "H2D ms", "H2D GB/s", "D2H ms", "D2H GB/s");
     double best_h2d = 0, best_d2h = 0;
-    for (size_t bytes = 4096; bytes <= max_bytes; bytes = next_sweep_size(bytes, max_bytes)) {
+    for (size_t bytes = SWEEP_MIN_BYTES; bytes <= max_bytes;
+         bytes = sweep_next_size(bytes, max_bytes)) {
         struct stats h2d = time_copies(d_buf, h_src, bytes, cudaMemcpyHostToDevice, reps, samples);
         memset(h_dst, 0xff, bytes);
         struct stats d2h = time_copies(h_dst, d_buf, bytes, cudaMemcpyDeviceToHost, reps, samples);
@@ -248,8 +243,8 @@ int main(int argc, char **argv)
     struct common_args args = {.size = 64u << 20, .size_multiple = sizeof(float), .reps = 20};
     size_t sweep_max = 256u << 20;
     const struct opt extra[] = {
-        {"--sweep-max", OPT_BYTES, &sweep_max, 4096, (size_t)1 << 40, "BYTES",
-         "largest size of the bandwidth sweep"},
+        {"--sweep-max", OPT_BYTES, &sweep_max, SWEEP_MIN_BYTES, (size_t)1 << 40, "BYTES",
+         "largest size of the bandwidth sweep", sizeof(float)},
     };
     int rc = cli_parse(argc, argv, summary, &args, extra, sizeof extra / sizeof extra[0]);
     if (rc != CLI_CONTINUE)

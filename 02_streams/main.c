@@ -421,7 +421,7 @@ int main(int argc, char **argv)
     int n_streams = 8;
     const struct opt extra[] = {
         {"--streams", OPT_INT, &n_streams, 2, MAX_STREAMS, "N",
-         "streams to split the work over (and kernels to run side by side)"},
+         "streams to split the work over (and kernels to run side by side)", 0},
     };
     int rc = cli_parse(argc, argv, summary, &args, extra, sizeof extra / sizeof extra[0]);
     if (rc != CLI_CONTINUE)

@@ -46,6 +46,11 @@ double gbps(size_t bytes, double ms)
     return (double)bytes / (ms * 1e-3) / 1e9;
 }
 
+size_t sweep_next_size(size_t bytes, size_t max_bytes)
+{
+    return bytes < max_bytes && bytes * 4 > max_bytes ? max_bytes : bytes * 4;
+}
+
 char *format_bytes(size_t bytes, char *buf, size_t len)
 {
     static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -232,6 +237,10 @@ static int set_option(const struct opt *o, const char *value)
         why = parse_bytes(value, &bytes);
         if (!why && (bytes < o->min || bytes > o->max))
             why = "is out of range";
+        if (!why && o->multiple > 1 && bytes % o->multiple != 0) {
+            snprintf(range, sizeof range, "a multiple of %zu bytes", o->multiple);
+            return usage_error(o->name, value, "does not hold whole elements", range);
+        }
         if (why) {
             char lo[32], hi[32];
             snprintf(range, sizeof range, "a byte count from %s to %s",
@@ -273,10 +282,12 @@ int cli_parse(int argc, char **argv, const char *summary, struct common_args *ar
     }
 
     struct opt opts[MAX_OPTIONS] = {
-        {"--size", OPT_BYTES, &args->size, 1, (size_t)1 << 40, "BYTES", "bytes per buffer"},
-        {"--reps", OPT_INT, &args->reps, 1, 100000, "N", "timed repetitions; the median is reported"},
-        {"--csv", OPT_PATH, &args->csv, 0, 0, "PATH", "append results to this CSV file"},
-        {"--device", OPT_INT, &args->device, 0, 1023, "N", "which GPU to use"},
+        {"--size", OPT_BYTES, &args->size, 1, (size_t)1 << 40, "BYTES", "bytes per buffer",
+         args->size_multiple},
+        {"--reps", OPT_INT, &args->reps, 1, 100000, "N", "timed repetitions; the median is reported",
+         0},
+        {"--csv", OPT_PATH, &args->csv, 0, 0, "PATH", "append results to this CSV file", 0},
+        {"--device", OPT_INT, &args->device, 0, 1023, "N", "which GPU to use", 0},
     };
     size_t n_opts = 4;
     for (size_t i = 0; i < n_extra && n_opts < MAX_OPTIONS; i++)
@@ -313,12 +324,6 @@ int cli_parse(int argc, char **argv, const char *summary, struct common_args *ar
         int rc = set_option(&opts[k], value);
         if (rc != CLI_CONTINUE)
             return rc;
-    }
-    if (args->size_multiple > 1 && args->size % args->size_multiple != 0) {
-        char size[32], multiple[64];
-        snprintf(size, sizeof size, "%zu", args->size);
-        snprintf(multiple, sizeof multiple, "a multiple of %zu bytes", args->size_multiple);
-        return usage_error("--size", size, "does not hold whole elements", multiple);
     }
     return CLI_CONTINUE;
 }

@@ -111,6 +111,11 @@ struct stats stats_summarize(double *samples, size_t n);
 /* Bandwidth in GB/s, where 1 GB = 1e9 bytes (the unit link speeds are quoted in). */
 double gbps(size_t bytes, double ms);
 
+/* The sizes of a bandwidth sweep: from SWEEP_MIN_BYTES up by factors of 4, and the last one is
+ * always max_bytes itself. for (b = SWEEP_MIN_BYTES; b <= max; b = sweep_next_size(b, max)) */
+#define SWEEP_MIN_BYTES ((size_t)4096)
+size_t sweep_next_size(size_t bytes, size_t max_bytes);
+
 /* "4 KiB", "64 MiB", "1.5 GiB": sizes are binary. Returns buf. */
 char *format_bytes(size_t bytes, char *buf, size_t len);
 
@@ -147,6 +152,7 @@ struct opt {
     unsigned long long min, max;
     const char *meta;   /* "BYTES", "N", "PATH" */
     const char *help;
+    size_t multiple;    /* OPT_BYTES: the value must be a multiple of this (0: any) */
 };
 
 /* The flags every program has. The lesson sets the defaults before calling cli_parse(). */

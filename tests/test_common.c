@@ -111,7 +111,7 @@ static void counts_are_strict(void)
 
 static size_t sweep_max;
 static const struct opt extra[] = {
-    {"--sweep-max", OPT_BYTES, &sweep_max, 4096, 1ull << 30, "BYTES", "largest sweep size"},
+    {"--sweep-max", OPT_BYTES, &sweep_max, 4096, 1ull << 30, "BYTES", "largest sweep size", 4},
 };
 
 /* Runs cli_parse on a NULL-terminated argument list with stdout/stderr sent to /dev/null. */
@@ -182,7 +182,7 @@ static void cli_refuses_bad_input(void)
         {"--reps", "1.5"},         {"--reps", "100001"},      {"--device", "x"},
         {"--csv", ""},             {"--sweep-max", "1K"},     {"--sweep-max", "2G"},
         {"positional", NULL},      {"--size", "99999999999G"}, {"-", NULL},
-        {"--reps", "99999999999999999999"},
+        {"--reps", "99999999999999999999"}, {"--sweep-max", "4098"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct common_args a;
@@ -293,6 +293,27 @@ static void chunks_cover_every_element_once(void)
     }
 }
 
+static void sweep_sizes_grow_by_four_and_end_at_the_maximum(void)
+{
+    const struct { size_t max; size_t want[12]; } cases[] = {
+        {4096, {4096}},
+        {1 << 20, {4096, 16384, 65536, 262144, 1 << 20}},
+        {100000, {4096, 16384, 65536, 100000}},
+        {20000, {4096, 16384, 20000}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        size_t i = 0;
+        for (size_t b = SWEEP_MIN_BYTES; b <= cases[c].max; b = sweep_next_size(b, cases[c].max)) {
+            if (i >= 12 || b != cases[c].want[i])
+                fail("max %zu: size %zu is %zu, want %zu", cases[c].max, i, b,
+                     i < 12 ? cases[c].want[i] : 0);
+            i++;
+        }
+        if (i >= 12 || cases[c].want[i] != 0)
+            fail("max %zu: the sweep stopped after %zu sizes", cases[c].max, i);
+    }
+}
+
 /* ----------------------------------------------------------------------- CSV */
 
 static const struct gpu_info test_gpu = {.name = "Test GPU, \"Model\" X", .cc = "9.0",
@@ -390,6 +411,7 @@ int main(void)
     RUN(random_data_is_reproducible_and_not_zero);
     RUN(vector_add_check_finds_the_first_wrong_element);
     RUN(chunks_cover_every_element_once);
+    RUN(sweep_sizes_grow_by_four_and_end_at_the_maximum);
     RUN(csv_writes_header_once_and_quotes_fields);
     RUN(csv_refuses_a_foreign_file);
     RUN(csv_without_path_does_nothing);
