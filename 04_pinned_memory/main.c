@@ -8,9 +8,10 @@
  *
  *   1. bandwidth by size for four kinds of host memory, both directions, and both directions at
  *      once, each figure against the best one and against the PCIe link's theoretical peak;
- *   2. mapped ("zero-copy") memory, which kernels read and write directly over PCIe;
- *   3. what pinning costs, and after how many copies it pays for itself;
- *   4. the gotcha of lesson 02, measured: how long cudaMemcpyAsync holds the CPU.
+ *   2. the CPU's side: writing and reading pinned and write-combined memory;
+ *   3. mapped ("zero-copy") memory, which kernels read and write directly over PCIe;
+ *   4. what pinning costs, and after how many copies it pays for itself;
+ *   5. the gotcha of lesson 02, measured: how long cudaMemcpyAsync holds the CPU.
  *
  * Copies are timed with events around back-to-back cudaMemcpyAsync calls in a non-blocking
  * stream, with enough copies per sample (at least 16 MiB) that the events' own overhead, which
@@ -375,7 +376,57 @@ static void print_against_limits(const struct sweep *sw, const struct link *link
 }
 
 /* ------------------------------------------------------------------------------------------ *
- * 2. Mapped (zero-copy) memory: kernels that reach across PCIe themselves.
+ * 2. The CPU's side: write-combined memory is fast to write and slow to read.
+ * ------------------------------------------------------------------------------------------ */
+
+static void cpu_access(const struct timing *t)
+{
+    const size_t bytes = 4u << 20, n = bytes / sizeof(float);
+    const enum memory_kind kinds[] = {PINNED, WRITE_COMBINED};
+    printf("\n2. the CPU writing (memset) and reading (a sum) 4 MiB of host memory, host clock,\n"
+           "   median of %d\n", t->reps);
+    for (int k = 0; k < 2; k++) {
+        float *buffer = host_alloc(kinds[k], bytes);
+        double *read_ms = new_samples(t->reps);
+        for (int rep = -1; rep < t->reps; rep++) {
+            /* A byte pattern that changes with rep, so the compiler cannot know what the sum
+             * will read, and every repetition's sum can be checked. */
+            unsigned char pattern = (unsigned char)(0x3c + (rep & 1));
+            float value;
+            memset(&value, pattern, sizeof value);
+            double t0 = host_ms();
+            memset(buffer, pattern, bytes);
+            double t1 = host_ms();
+            double sum = 0;
+            for (size_t i = 0; i < n; i++)
+                sum += buffer[i];
+            double t2 = host_ms();
+            if (sum != (double)n * value) { /* exact: n identical floats fit a double's mantissa */
+                fprintf(stderr, "%s: %s memory summed to %.9g, want %.9g\n", program_name,
+                        kind_names[kinds[k]], sum, (double)n * value);
+                exit(EXIT_ERROR);
+            }
+            if (rep >= 0) {
+                t->samples[rep] = t1 - t0;
+                read_ms[rep] = t2 - t1;
+            }
+        }
+        struct stats write = stats_summarize(t->samples, (size_t)t->reps);
+        struct stats read = stats_summarize(read_ms, (size_t)t->reps);
+        printf("  %-15s write %8.3f ms (%6.2f GB/s)   read %8.3f ms (%6.2f GB/s)\n",
+               kind_names[kinds[k]], write.median, gbps(bytes, write.median), read.median,
+               gbps(bytes, read.median));
+        record("cpu_access", kind_names[kinds[k]], "none", bytes, t->reps, write,
+               gbps(bytes, write.median), "clock=host;measure=cpu_write");
+        record("cpu_access", kind_names[kinds[k]], "none", bytes, t->reps, read,
+               gbps(bytes, read.median), "clock=host;measure=cpu_read");
+        free(read_ms);
+        host_free(kinds[k], buffer);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ *
+ * 3. Mapped (zero-copy) memory: kernels that reach across PCIe themselves.
  * ------------------------------------------------------------------------------------------ */
 
 static struct stats time_kernel_or_copy(const float *src, float *dst, size_t n_out, size_t stride,
@@ -442,7 +493,7 @@ static void zero_copy(size_t bytes, const struct timing *t)
     expect_gathered(h_dst, h_src, n_sparse, stride, "copy, then gather");
 
     char size_text[32];
-    printf("\n2. mapped (zero-copy) memory, %s, events, median of %d\n",
+    printf("\n3. mapped (zero-copy) memory, %s, events, median of %d\n",
            format_bytes(bytes, size_text, sizeof size_text), t->reps);
     printf("  a kernel reads host memory directly     %8.3f ms  %8.2f GB/s\n", read.median,
            gbps(bytes, read.median));
@@ -467,7 +518,7 @@ static void zero_copy(size_t bytes, const struct timing *t)
 }
 
 /* ------------------------------------------------------------------------------------------ *
- * 3. What pinning costs (host clock), and when it pays back.
+ * 4. What pinning costs (host clock), and when it pays back.
  * ------------------------------------------------------------------------------------------ */
 
 enum { MALLOC_TOUCH, FREE, HOST_REGISTER, HOST_UNREGISTER, MALLOC_HOST, FREE_HOST, N_PIN_OPS };
@@ -506,7 +557,7 @@ static void pinning_cost(size_t bytes, const struct sweep *sw)
     }
     char size_text[32];
     double gib = (double)bytes / (1u << 30);
-    printf("\n3. the cost of %s of host memory, host clock, median of %d\n",
+    printf("\n4. the cost of %s of host memory, host clock, median of %d\n",
            format_bytes(bytes, size_text, sizeof size_text), PIN_REPS);
     struct stats cost[N_PIN_OPS];
     for (int op = 0; op < N_PIN_OPS; op++) {
@@ -527,7 +578,7 @@ static void pinning_cost(size_t bytes, const struct sweep *sw)
 }
 
 /* ------------------------------------------------------------------------------------------ *
- * 4. The gotcha: how long does cudaMemcpyAsync itself take to return?
+ * 5. The gotcha: how long does cudaMemcpyAsync itself take to return?
  * ------------------------------------------------------------------------------------------ */
 
 static void async_gotcha(size_t bytes, const struct timing *t)
@@ -537,7 +588,7 @@ static void async_gotcha(size_t bytes, const struct timing *t)
     void *d_buffer;
     CUDA_CHECK(cudaMalloc(&d_buffer, bytes));
     char size_text[32];
-    printf("\n4. how long one cudaMemcpyAsync of %s holds the CPU, host clock, median of %d\n",
+    printf("\n5. how long one cudaMemcpyAsync of %s holds the CPU, host clock, median of %d\n",
            format_bytes(bytes, size_text, sizeof size_text), t->reps);
     for (int k = 0; k < 2; k++) {
         fill_random(host[k], bytes / sizeof(float), 9);
@@ -627,6 +678,7 @@ int main(int argc, char **argv)
     CUDA_CHECK(cudaFree(d.check));
     CUDA_CHECK(cudaFree(d.count));
 
+    cpu_access(&t);
     zero_copy(args.size, &t);
     pinning_cost(sweep_max, &sw);
     async_gotcha(args.size, &t);

@@ -20,6 +20,12 @@ PCIE = {1: (2.5, 8 / 10), 2: (5.0, 8 / 10), 3: (8.0, 128 / 130), 4: (16.0, 128 /
         5: (32.0, 128 / 130)}
 
 
+# Solid lines and circles for host to device, dashed lines and squares for device to host.
+DIRECTION_STYLE = {"H2D": {"linestyle": "-", "marker": "o"},
+                   "D2H": {"linestyle": "--", "marker": "s"},
+                   "both": {"linestyle": ":", "marker": "^"}}
+
+
 class ResultsError(Exception):
     """A results file that cannot be read; the message names the file and the problem."""
 
@@ -126,10 +132,14 @@ def plot_bandwidth(plt, result_set, out):
         return None
     fig, ax = plt.subplots(figsize=(13, 6))
     sizes = []
-    for (lesson, variant, direction), points in series.items():
+    palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    colours = {}  # one colour per lesson and memory kind; the line style tells the direction
+    for (lesson, variant, direction), points in sorted(series.items()):
         x, y = zip(*points)
         sizes += x
-        ax.plot(x, y, marker="o", label=f"{variant} {direction} ({lesson})")
+        colour = colours.setdefault((lesson, variant), palette[len(colours) % len(palette)])
+        ax.plot(x, y, color=colour, **DIRECTION_STYLE[direction],
+                label=f"{variant} {direction} ({lesson})")
     best = max(y for points in series.values() for _, y in points)
     ax.axhline(best, color="grey", linestyle="--", linewidth=1)
     ax.annotate(f"best measured {best:.1f} GB/s", (min(sizes), best), xytext=(0, 4),
@@ -142,7 +152,8 @@ def plot_bandwidth(plt, result_set, out):
     size_axis(ax, sizes)
     ax.set_ylabel("bandwidth (GB/s, 1 GB = 1e9 bytes)")
     ax.set_ylim(bottom=0, top=max(best, peak or 0) * 1.15)
-    ax.set_title(result_set.title("Host-device copy bandwidth by transfer size (median)"))
+    ax.set_title(result_set.title("Host-device copy bandwidth by transfer size "
+                                  "(median; solid H2D, dashed D2H)"))
     ax.grid(True, alpha=0.3)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=10)
     return save(plt, fig, out / result_set.slug / "bandwidth")
@@ -187,7 +198,7 @@ def plot_bandwidth_comparison(plt, result_sets, out):
         for (lesson, variant, direction), points in bandwidth_series(result_set).items():
             x, y = zip(*points)
             sizes += x
-            ax.plot(x, y, marker="o", linestyle="-" if direction == "H2D" else "--",
+            ax.plot(x, y, **DIRECTION_STYLE[direction],
                     label=f"{result_set.label}: {variant} {direction}")
     if not sizes:
         plt.close(fig)
