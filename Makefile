@@ -7,7 +7,7 @@
 #   V=1        echo every command
 #   ARGS       extra flags for `make run-<lesson>`, e.g. ARGS="--size 1G"
 
-LESSONS := 01_sync_copy 02_streams 03_events 04_pinned_memory
+LESSONS := 01_sync_copy 02_streams 03_events 04_pinned_memory 05_raii_style_c
 
 BUILD := build
 BIN   := $(BUILD)/bin
@@ -35,8 +35,11 @@ GENCODE := $(foreach sm,$(SMS),-gencode arch=compute_$(sm),code=sm_$(sm)) \
 CFLAGS    ?= -O2 -g
 NVCCFLAGS ?= -O2 -lineinfo
 # Host code is ISO C11, warnings are errors (CONVENTIONS.md). POSIX 2008 for clock_gettime.
-ALL_CFLAGS    := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror \
-                 -Icommon -I$(CUDA_PATH)/include $(CFLAGS)
+# One file is GNU C, because it teaches a GNU extension: __attribute__((cleanup)).
+C_STD      = -std=c11
+$(OBJ)/05_raii_style_c/demo_scoped.c.o: C_STD = -std=gnu11
+ALL_CFLAGS  = $(C_STD) -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror \
+              -Icommon -I$(CUDA_PATH)/include $(CFLAGS)
 ALL_NVCCFLAGS := -std=c++17 $(GENCODE) -Icommon -Xcompiler=-Wall,-Wextra -Werror=all-warnings \
                  $(NVCCFLAGS)
 # nvcc links the CUDA runtime statically by default: the programs run without LD_LIBRARY_PATH.

@@ -94,7 +94,41 @@ for lesson in "$@"; do
     fi
 done
 
-# --- 3. make run-all without a GPU says so, and points to the reference results --------------
+# --- 3. lesson 05: every resource acquisition made to fail in turn releases everything ----------
+case " $* " in *" 05_raii_style_c "*)
+    bin=build/bin/05_raii_style_c
+    args=$(small_args 05_raii_style_c)
+    if [ "$has_gpu" -eq 0 ]; then
+        skip "05_raii_style_c: fault injection at every acquisition" "no GPU here"
+    else
+        # shellcheck disable=SC2086
+        run "$bin" $args
+        total=$(sed -n 's/^resources: \([0-9]*\) acquired.*/\1/p' "$scratch/out")
+        if [ -z "$total" ] || [ "$total" -lt 1 ]; then
+            fail "05_raii_style_c: fault injection at every acquisition" "no acquisition count in the output"
+            total=0
+        fi
+        # With compute-sanitizer, its leak check must agree that nothing on the GPU leaked.
+        sanitizer=
+        if command -v compute-sanitizer >/dev/null; then
+            sanitizer="compute-sanitizer --leak-check full --error-exitcode 99"
+        fi
+        for n in $(seq 1 "$total"); do
+            # shellcheck disable=SC2086
+            run $sanitizer "$bin" $args --fail-at "$n"
+            if [ "$rc" -eq 1 ] && grep -q "making acquisition $n (" "$scratch/err" &&
+                grep -q ' 0 still live at exit' "$scratch/out" &&
+                { [ -z "$sanitizer" ] || grep -q 'ERROR SUMMARY: 0 errors' "$scratch/out"; }; then
+                pass "05_raii_style_c: --fail-at $n of $total releases everything${sanitizer:+ (compute-sanitizer clean)}"
+            else
+                fail "05_raii_style_c: --fail-at $n of $total releases everything" "exit $rc: $(grep -h -e 'live' -e 'SUMMARY' -e 'acquisition' "$scratch/out" "$scratch/err" | head -n 4 | tr '\n' ' ')"
+            fi
+        done
+    fi
+    ;;
+esac
+
+# --- 4. make run-all without a GPU says so, and points to the reference results --------------
 if [ "$has_gpu" -eq 0 ]; then
     run env RESULTS_DIR="$scratch/results" scripts/run_all.sh "$@"
     if [ "$rc" -eq 77 ] && grep -q 'make plots' "$scratch/err"; then
@@ -104,7 +138,7 @@ if [ "$has_gpu" -eq 0 ]; then
     fi
 fi
 
-# --- 4. the plots, from the shipped reference results ---------------------------------------
+# --- 5. the plots, from the shipped reference results ---------------------------------------
 run env PLOTS_OUT="$scratch/plots" PLOTS_RESULTS="results/reference" scripts/plots.sh
 pngs=$(find "$scratch/plots" -name '*.png' -size +1k 2>/dev/null | wc -l)
 if [ "$rc" -eq 0 ] && [ "$pngs" -gt 0 ]; then

@@ -1,0 +1,41 @@
+/* fault.c - see fault.h. */
+#include "fault.h"
+#include "common.h"
+
+static unsigned long fail_at, acquired_so_far;
+static long live;
+
+void fault_inject_at(unsigned long n)
+{
+    fail_at = n;
+}
+
+bool fault_strikes(const char *what)
+{
+    acquired_so_far++;
+    if (acquired_so_far != fail_at)
+        return false;
+    fprintf(stderr, "%s: --fail-at %lu: making acquisition %lu (%s) fail\n", program_name,
+            fail_at, acquired_so_far, what);
+    return true;
+}
+
+void resource_acquired(void)
+{
+    live++;
+}
+
+void resource_released(void)
+{
+    live--;
+}
+
+long resources_live(void)
+{
+    return live;
+}
+
+unsigned long acquisitions(void)
+{
+    return acquired_so_far;
+}

@@ -1,0 +1,33 @@
+/*
+ * fault.h - proving the cleanup paths: fault injection and a count of live resources.
+ *
+ * Every acquisition of a resource in this lesson goes through ACQUIRE(). With --fail-at N, the Nth
+ * acquisition fails as if the system had run out of it, so a test can walk every error path in
+ * turn (N = 1, 2, ...) and check that each one releases everything acquired before it: the count
+ * of live resources printed at exit must be 0.
+ */
+#ifndef FAULT_H
+#define FAULT_H
+
+#include <stdbool.h>
+
+#include <cuda_runtime.h>
+
+/* Make acquisition number n (counting from 1) fail; 0 means never. */
+void fault_inject_at(unsigned long n);
+
+/* Counts one acquisition of `what`; true if it is the one chosen to fail (it says so on stderr). */
+bool fault_strikes(const char *what);
+
+/* Every successful acquisition and every release, so that the program can report leaks. */
+void resource_acquired(void);
+void resource_released(void);
+long resources_live(void);
+unsigned long acquisitions(void);
+
+/* The call's error (or an injected cudaErrorMemoryAllocation), reported if it is one. */
+#define ACQUIRE(what, call)                                                                      \
+    cuda_report(fault_strikes(what) ? cudaErrorMemoryAllocation : (call), #call, __FILE__,      \
+                __LINE__)
+
+#endif /* FAULT_H */

@@ -1,0 +1,86 @@
+/* transfer_manager.c - see transfer_manager.h. */
+#include "transfer_manager.h"
+
+#include "common.h"
+#include "fault.h"
+
+cudaError_t transfer_manager_create(struct transfer_manager *tm, int max_streams)
+{
+    *tm = (struct transfer_manager){0};
+    if (max_streams < 1 || max_streams > TRANSFER_MANAGER_MAX_STREAMS)
+        return CUDA_REPORT(cudaErrorInvalidValue);
+    for (int i = 0; i < max_streams; i++) {
+        /* Only for waiting, never for timing: no timestamps needed (lesson 03). */
+        cudaError_t err = ACQUIRE("transfer event", cudaEventCreateWithFlags(
+                                                        &tm->last_copy[i], cudaEventDisableTiming));
+        if (err != cudaSuccess) {
+            tm->last_copy[i] = NULL;
+            transfer_manager_destroy(tm); /* releases events 0 .. i-1 */
+            return err;
+        }
+        tm->capacity = i + 1;
+        resource_acquired();
+    }
+    return cudaSuccess;
+}
+
+void transfer_manager_destroy(struct transfer_manager *tm)
+{
+    if (!tm)
+        return;
+    for (int i = 0; i < tm->capacity; i++) {
+        CUDA_REPORT(cudaEventDestroy(tm->last_copy[i]));
+        resource_released();
+    }
+    *tm = (struct transfer_manager){0};
+}
+
+/* The slot that tracks `stream`, taking a free one the first time; -1 when none is left. */
+static int slot_of(struct transfer_manager *tm, cudaStream_t stream)
+{
+    for (int i = 0; i < tm->tracked; i++)
+        if (tm->streams[i] == stream)
+            return i;
+    if (tm->tracked == tm->capacity)
+        return -1;
+    tm->streams[tm->tracked] = stream;
+    return tm->tracked++;
+}
+
+static cudaError_t enqueue(struct transfer_manager *tm, void *dst, const void *src, size_t bytes,
+                           enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    int slot = slot_of(tm, stream);
+    if (slot < 0)
+        return CUDA_REPORT(cudaErrorInvalidValue);
+    CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, kind, stream));
+    CUDA_TRY(cudaEventRecord(tm->last_copy[slot], stream));
+    return cudaSuccess;
+}
+
+cudaError_t transfer_h2d(struct transfer_manager *tm, void *dst, const struct pinned_buffer *src,
+                         const struct cuda_stream *stream)
+{
+    return enqueue(tm, dst, src->data, src->bytes, cudaMemcpyHostToDevice, stream->handle);
+}
+
+cudaError_t transfer_d2h(struct transfer_manager *tm, struct pinned_buffer *dst, const void *src,
+                         const struct cuda_stream *stream)
+{
+    return enqueue(tm, dst->data, src, dst->bytes, cudaMemcpyDeviceToHost, stream->handle);
+}
+
+cudaError_t transfer_wait_all(const struct transfer_manager *tm)
+{
+    for (int i = 0; i < tm->tracked; i++)
+        CUDA_TRY(cudaEventSynchronize(tm->last_copy[i]));
+    return cudaSuccess;
+}
+
+cudaError_t transfer_stream_wait_all(const struct transfer_manager *tm,
+                                     const struct cuda_stream *stream)
+{
+    for (int i = 0; i < tm->tracked; i++)
+        CUDA_TRY(cudaStreamWaitEvent(stream->handle, tm->last_copy[i], 0));
+    return cudaSuccess;
+}

@@ -1,0 +1,44 @@
+/*
+ * transfer_manager.h - the lecture's AsyncTransferManager (section 5.3) in C, with its bug fixed.
+ *
+ * The lecture's manager records one shared event after every copy, whatever the stream. But an
+ * event marks one point in one stream, and recording it again moves it: after a copy in stream A
+ * and then one in stream B, the event marks only B's copy, and waitForAllTransfers() can return
+ * while A's copy is still running. This manager keeps one event per stream it has seen, records
+ * it again after each copy in that stream (a stream runs in order, so its latest copy finishing
+ * means all its earlier ones have), and waits for every one of them.
+ */
+#ifndef TRANSFER_MANAGER_H
+#define TRANSFER_MANAGER_H
+
+#include "resources.h"
+
+enum { TRANSFER_MANAGER_MAX_STREAMS = 8 };
+
+struct transfer_manager {
+    int capacity;                                     /* streams it can track: events created */
+    int tracked;                                      /* streams seen so far */
+    cudaStream_t streams[TRANSFER_MANAGER_MAX_STREAMS];
+    cudaEvent_t last_copy[TRANSFER_MANAGER_MAX_STREAMS]; /* per stream: its latest copy's end */
+};
+
+/* Creates the events for up to max_streams streams (1 to TRANSFER_MANAGER_MAX_STREAMS). On
+ * failure, what was created is released and *tm is left zeroed. */
+cudaError_t transfer_manager_create(struct transfer_manager *tm, int max_streams);
+void transfer_manager_destroy(struct transfer_manager *tm);
+
+/* Enqueue a copy of the whole buffer in `stream`, and note it as that stream's latest. A stream
+ * beyond the manager's capacity is refused with cudaErrorInvalidValue. */
+cudaError_t transfer_h2d(struct transfer_manager *tm, void *dst, const struct pinned_buffer *src,
+                         const struct cuda_stream *stream);
+cudaError_t transfer_d2h(struct transfer_manager *tm, struct pinned_buffer *dst, const void *src,
+                         const struct cuda_stream *stream);
+
+/* The host waits until every copy enqueued so far, in every stream, has finished. */
+cudaError_t transfer_wait_all(const struct transfer_manager *tm);
+
+/* `stream` waits (the host does not) until every copy enqueued so far has finished. */
+cudaError_t transfer_stream_wait_all(const struct transfer_manager *tm,
+                                     const struct cuda_stream *stream);
+
+#endif /* TRANSFER_MANAGER_H */
