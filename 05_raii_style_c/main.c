@@ -52,9 +52,10 @@ static int report(const struct demo_config *cfg, struct demo_samples *s, struct 
     printf("    and waited at the end (transfer_wait_all)     %9.3f ms\n", wait.median);
     printf("  GPU work done while the CPU worked              %9.3f ms of %.3f\n", hidden.median,
            sync.median);
+    /* The overlap is a difference of measurements, not one, and can come out below zero for
+     * small sizes: it is printed, not written as a time. */
     const struct { const char *variant; struct stats ms; } rows[] = {
-        {"sync_total", sync}, {"async_total", async}, {"cpu_work", cpu},
-        {"final_wait", wait}, {"overlapped_gpu_work", hidden},
+        {"sync_total", sync}, {"async_total", async}, {"cpu_work", cpu}, {"final_wait", wait},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         if (csv_write_time(csv, "demo", rows[i].variant, bytes, cfg->reps, rows[i].ms,

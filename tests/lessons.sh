@@ -18,7 +18,7 @@ expected_rows() {
         01_sync_copy) echo 19 ;; # 4 phases x 2 clocks + the launch; 5 sweep sizes x 2 directions
         02_streams) echo 18 ;;   # 2 memories x 2 stream counts x 2 + 2 + 3 + 2 + 3
         03_events) echo 16 ;;    # timing 6, cpu_overlap 3 x 2, cross_stream 2, event_cost 2
-        05_raii_style_c) echo 5 ;;    # sync, async, CPU work, final wait, overlapped
+        05_raii_style_c) echo 4 ;;    # sync, async, CPU work, final wait
         04_pinned_memory) echo 73 ;; # 5 sizes x (4 kinds x 2 + 3 both ways), CPU 4, zero-copy 4, pinning 6, async 4
         *) echo 1 ;;
     esac
