@@ -7,7 +7,8 @@
 #   V=1        echo every command
 #   ARGS       extra flags for `make run-<lesson>`, e.g. ARGS="--size 1G"
 
-LESSONS := 01_sync_copy 02_streams 03_events 04_pinned_memory 05_raii_style_c
+LESSONS := 01_sync_copy 02_streams 03_events 04_pinned_memory 05_raii_style_c \
+           06_overlap_pipeline
 
 BUILD := build
 BIN   := $(BUILD)/bin
@@ -39,11 +40,25 @@ NVCCFLAGS ?= -O2 -lineinfo
 C_STD      = -std=c11
 $(OBJ)/05_raii_style_c/demo_scoped.c.o: C_STD = -std=gnu11
 ALL_CFLAGS  = $(C_STD) -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror \
-              -Icommon -I$(CUDA_PATH)/include $(CFLAGS)
+              -Icommon -isystem $(CUDA_PATH)/include $(EXTRA_CFLAGS) $(CFLAGS)
 ALL_NVCCFLAGS := -std=c++17 $(GENCODE) -Icommon -Xcompiler=-Wall,-Wextra -Werror=all-warnings \
                  $(NVCCFLAGS)
 # nvcc links the CUDA runtime statically by default: the programs run without LD_LIBRARY_PATH.
 LDLIBS :=
+
+# CUPTI (lesson 06's timeline) sits in different folders across toolkit installs. The rpath lets
+# the program find it at run time without LD_LIBRARY_PATH. Without CUPTI, 06 builds and runs, and
+# says that it records no timeline.
+CUPTI_LIB := $(firstword $(foreach d,lib64 lib targets/x86_64-linux/lib targets/sbsa-linux/lib \
+               extras/CUPTI/lib64,$(if $(wildcard $(CUDA_PATH)/$(d)/libcupti.so),$(CUDA_PATH)/$(d))))
+CUPTI_INC := $(firstword $(foreach d,include extras/CUPTI/include,$(if \
+               $(wildcard $(CUDA_PATH)/$(d)/cupti.h),$(CUDA_PATH)/$(d))))
+ifneq ($(and $(CUPTI_LIB),$(CUPTI_INC)),)
+$(OBJ)/06_overlap_pipeline/timeline.c.o: EXTRA_CFLAGS = -DHAVE_CUPTI=1 -isystem $(CUPTI_INC)
+$(BIN)/06_overlap_pipeline: LDLIBS = -L$(CUPTI_LIB) -lcupti -Xlinker -rpath -Xlinker $(CUPTI_LIB)
+else
+$(OBJ)/06_overlap_pipeline/timeline.c.o: EXTRA_CFLAGS = -DHAVE_CUPTI=0
+endif
 
 ifeq ($(V),1)
   Q :=
@@ -72,7 +87,7 @@ $(addprefix run-,$(LESSONS)): run-%: $(BIN)/%
 define program_rule
 $(BIN)/$(1): $(call lesson_objs,$(1)) $(COMMON_OBJS)
 	@mkdir -p $$(@D)
-	$$(call say,LINK,$$@)$(NVCC) $(GENCODE) -o $$@ $$^ $(LDLIBS)
+	$$(call say,LINK,$$@)$(NVCC) $(GENCODE) -o $$@ $$^ $$(LDLIBS)
 endef
 $(foreach lesson,$(LESSONS),$(eval $(call program_rule,$(lesson))))
 
@@ -107,7 +122,7 @@ plots:
 # Host-only unit tests of common/, built with AddressSanitizer and UBSan.
 TEST_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror -g -O1 \
                -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all \
-               -Icommon -I$(CUDA_PATH)/include
+               -Icommon -isystem $(CUDA_PATH)/include
 $(BUILD)/tests/test_common: tests/test_common.c common/common.c common/common.h
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) $(TEST_CFLAGS) -o $@ tests/test_common.c common/common.c -lm

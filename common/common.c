@@ -111,6 +111,16 @@ void chunk_bounds(size_t n, size_t parts, size_t i, size_t *first, size_t *count
     *count = base + (i < extra ? 1 : 0);
 }
 
+struct chunk_plan chunk_plan_make(size_t n, size_t chunks, size_t buffers)
+{
+    struct chunk_plan plan = {chunks < n ? chunks : n, 0, 0};
+    if (plan.chunks == 0) /* n == 0: nothing to move */
+        return plan;
+    plan.buffers = buffers < plan.chunks ? buffers : plan.chunks;
+    plan.max_chunk = n / plan.chunks + (n % plan.chunks ? 1 : 0);
+    return plan;
+}
+
 /* -------------------------------------------------------------- command line */
 
 const char *parse_count(const char *text, unsigned long long max, unsigned long long *out)

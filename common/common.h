@@ -133,6 +133,14 @@ size_t vector_add_mismatch(const float *a, const float *b, const float *c, size_
  * part i is [*first, *first + *count). Parts are empty when parts > n. */
 void chunk_bounds(size_t n, size_t parts, size_t i, size_t *first, size_t *count);
 
+/* How a data set of n elements goes through a ring of device buffers in chunks: asked-for
+ * counts clamped to what makes sense (no empty chunk, no buffer that no chunk uses), and the
+ * largest chunk, which sizes each buffer. */
+struct chunk_plan {
+    size_t chunks, buffers, max_chunk;
+};
+struct chunk_plan chunk_plan_make(size_t n, size_t chunks, size_t buffers);
+
 /* -------------------------------------------------------------- command line */
 
 /* Parsers behind the flags; they return NULL when the text is valid, else why it is not. */

@@ -39,7 +39,9 @@ for lesson in "$@"; do
     rm -f "$csv"
     echo "=== $lesson"
     start_ns=$(date +%s%N)
-    build/bin/"$lesson" --device "$device" --csv "$csv" 2>&1 | tee "$log"
+    extra=()
+    [ "$lesson" = 06_overlap_pipeline ] && extra=(--trace "$dir/${lesson}_trace") # its timeline
+    build/bin/"$lesson" --device "$device" --csv "$csv" "${extra[@]}" 2>&1 | tee "$log"
     rc=${PIPESTATUS[0]}
     tenths=$((($(date +%s%N) - start_ns) / 100000000))
     rows=0

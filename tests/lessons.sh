@@ -8,6 +8,7 @@ small_args() {
         03_events) echo "--size 1M --reps 3" ;;
         04_pinned_memory) echo "--size 1M --reps 3 --sweep-max 1M" ;;
         05_raii_style_c) echo "--size 1M --reps 2" ;;
+        06_overlap_pipeline) echo "--size 4M --chunks 8 --streams 2 --buffers 2 --reps 2 --sweep-size 1M --kernel-iters 16" ;;
         *) echo "--reps 3" ;;
     esac
 }
@@ -19,6 +20,8 @@ expected_rows() {
         02_streams) echo 18 ;;   # 2 memories x 2 stream counts x 2 + 2 + 3 + 2 + 3
         03_events) echo 16 ;;    # timing 6, cpu_overlap 3 x 2, cross_stream 2, event_cost 2
         05_raii_style_c) echo 4 ;;    # sync, async, CPU work, final wait
+        # 3 regimes x 6, sweep 7 chunk counts x 5 stream counts x 4, intensity 4 x 4, graph 5, managed 5
+        06_overlap_pipeline) echo 184 ;;
         04_pinned_memory) echo 73 ;; # 5 sizes x (4 kinds x 2 + 3 both ways), CPU 4, zero-copy 4, pinning 6, async 4
         *) echo 1 ;;
     esac

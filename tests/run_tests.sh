@@ -128,7 +128,23 @@ case " $* " in *" 05_raii_style_c "*)
     ;;
 esac
 
-# --- 4. make run-all without a GPU says so, and points to the reference results --------------
+# --- 4. lesson 06: the timeline holds one event per copy and kernel -----------------------------
+case " $* " in *" 06_overlap_pipeline "*)
+    if [ "$has_gpu" -eq 0 ]; then
+        skip "06_overlap_pipeline: timeline JSON and CSV" "no GPU here"
+    else
+        # shellcheck disable=SC2046
+        run build/bin/06_overlap_pipeline $(small_args 06_overlap_pipeline) --trace "$scratch/trace"
+        if [ "$rc" -eq 0 ] && problems=$(python3 tests/check_trace.py "$scratch/trace" 8); then
+            pass "06_overlap_pipeline: timeline JSON and CSV hold each copy and kernel once"
+        else
+            fail "06_overlap_pipeline: timeline JSON and CSV" "exit $rc: ${problems:-$(tail -n 2 "$scratch/err")}"
+        fi
+    fi
+    ;;
+esac
+
+# --- 5. make run-all without a GPU says so, and points to the reference results --------------
 if [ "$has_gpu" -eq 0 ]; then
     run env RESULTS_DIR="$scratch/results" scripts/run_all.sh "$@"
     if [ "$rc" -eq 77 ] && grep -q 'make plots' "$scratch/err"; then
@@ -138,7 +154,7 @@ if [ "$has_gpu" -eq 0 ]; then
     fi
 fi
 
-# --- 5. the plots, from the shipped reference results ---------------------------------------
+# --- 6. the plots, from the shipped reference results ---------------------------------------
 run env PLOTS_OUT="$scratch/plots" PLOTS_RESULTS="results/reference" scripts/plots.sh
 pngs=$(find "$scratch/plots" -name '*.png' -size +1k 2>/dev/null | wc -l)
 if [ "$rc" -eq 0 ] && [ "$pngs" -gt 0 ]; then

@@ -293,6 +293,34 @@ static void chunks_cover_every_element_once(void)
     }
 }
 
+static void chunk_plans_clamp_and_size_the_buffers(void)
+{
+    const struct { size_t n, chunks, buffers, want_chunks, want_buffers, want_max; } cases[] = {
+        {1000, 10, 3, 10, 3, 100},  /* even */
+        {1003, 10, 3, 10, 3, 101},  /* uneven: the first three chunks hold one more */
+        {5, 16, 3, 5, 3, 1},        /* more chunks than elements: one element each */
+        {64, 4, 8, 4, 4, 16},       /* more buffers than chunks: the spare ones go */
+        {1, 1, 1, 1, 1, 1},
+        {0, 4, 4, 0, 0, 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        struct chunk_plan p = chunk_plan_make(cases[c].n, cases[c].chunks, cases[c].buffers);
+        if (p.chunks != cases[c].want_chunks || p.buffers != cases[c].want_buffers ||
+            p.max_chunk != cases[c].want_max)
+            fail("n=%zu chunks=%zu buffers=%zu gave %zu/%zu/%zu, want %zu/%zu/%zu", cases[c].n,
+                 cases[c].chunks, cases[c].buffers, p.chunks, p.buffers, p.max_chunk,
+                 cases[c].want_chunks, cases[c].want_buffers, cases[c].want_max);
+        /* Every chunk fits its buffer. */
+        for (size_t i = 0; i < p.chunks; i++) {
+            size_t first, count;
+            chunk_bounds(cases[c].n, p.chunks, i, &first, &count);
+            if (count > p.max_chunk || count == 0)
+                fail("n=%zu: chunk %zu holds %zu, buffers hold %zu", cases[c].n, i, count,
+                     p.max_chunk);
+        }
+    }
+}
+
 static void sweep_sizes_grow_by_four_and_end_at_the_maximum(void)
 {
     const struct { size_t max; size_t want[12]; } cases[] = {
@@ -412,6 +440,7 @@ int main(void)
     RUN(vector_add_check_finds_the_first_wrong_element);
     RUN(chunks_cover_every_element_once);
     RUN(sweep_sizes_grow_by_four_and_end_at_the_maximum);
+    RUN(chunk_plans_clamp_and_size_the_buffers);
     RUN(csv_writes_header_once_and_quotes_fields);
     RUN(csv_refuses_a_foreign_file);
     RUN(csv_without_path_does_nothing);

@@ -1,0 +1,312 @@
+/* timeline.c - see timeline.h. */
+#include "timeline.h"
+
+#include "common.h"
+
+#if HAVE_CUPTI
+
+#include <cupti.h>
+#include <stdint.h>
+#include <string.h>
+
+/* The newest record layouts of this toolkit's CUPTI (13.x: Kernel10 and Memcpy6; 12.x: Kernel9
+ * and Memcpy5). The fields read here are the same in both. */
+#if CUPTI_API_VERSION >= 130000
+typedef CUpti_ActivityKernel10 kernel_record;
+typedef CUpti_ActivityMemcpy6 memcpy_record;
+#else
+typedef CUpti_ActivityKernel9 kernel_record;
+typedef CUpti_ActivityMemcpy5 memcpy_record;
+#endif
+
+enum row { ROW_H2D, ROW_KERNEL, ROW_D2H, N_ROWS };
+static const char *const row_names[N_ROWS] = {"H2D copies", "kernels", "D2H copies"};
+
+struct operation {
+    enum row row;
+    uint64_t start, end, bytes;
+    uint32_t correlation, stream;
+};
+
+struct tag { /* CUPTI's correlation id -> the run and chunk we tagged the call with */
+    uint32_t correlation;
+    uint64_t id;
+};
+
+enum { MAX_RUNS = 8, RECORD_BUFFER_BYTES = 8u << 20 };
+static struct {
+    bool recording, tagged;
+    struct operation *ops;
+    size_t n_ops, cap_ops;
+    struct tag *tags;
+    size_t n_tags, cap_tags;
+    const char *runs[MAX_RUNS];
+    unsigned n_runs;
+    bool overflowed;
+} tl;
+
+static int cupti_failed(CUptiResult result, const char *expr)
+{
+    const char *text = "unknown";
+    cuptiGetResultString(result, &text);
+    fprintf(stderr, "%s: timeline: %s failed: %s\n", program_name, expr, text);
+    return -1;
+}
+#define CUPTI_TRY(call)                                                                          \
+    do {                                                                                         \
+        CUptiResult cupti_result_ = (call);                                                      \
+        if (cupti_result_ != CUPTI_SUCCESS)                                                      \
+            return cupti_failed(cupti_result_, #call);                                           \
+    } while (0)
+
+/* Grows *items (of *cap) to hold one more; false when out of memory. */
+static bool reserve(void **items, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap)
+        return true;
+    size_t new_cap = *cap ? 2 * *cap : 1024;
+    void *grown = realloc(*items, new_cap * size);
+    if (!grown)
+        return false;
+    *items = grown;
+    *cap = new_cap;
+    return true;
+}
+
+static void keep_operation(enum row row, uint64_t start, uint64_t end, uint64_t bytes,
+                           uint32_t correlation, uint32_t stream)
+{
+    if (!reserve((void **)&tl.ops, &tl.cap_ops, tl.n_ops, sizeof *tl.ops)) {
+        tl.overflowed = true;
+        return;
+    }
+    tl.ops[tl.n_ops++] = (struct operation){row, start, end, bytes, correlation, stream};
+}
+
+/* CUPTI asks for somewhere to write records, then hands each full buffer back. */
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+    *buffer = aligned_alloc(8, RECORD_BUFFER_BYTES);
+    *size = *buffer ? RECORD_BUFFER_BYTES : 0;
+    *max_records = 0; /* as many as fit */
+}
+
+static void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t *buffer,
+                                      size_t size, size_t valid_size)
+{
+    (void)context, (void)stream_id, (void)size;
+    CUpti_Activity *record = NULL;
+    while (cuptiActivityGetNextRecord(buffer, valid_size, &record) == CUPTI_SUCCESS) {
+        if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
+            const kernel_record *k = (const kernel_record *)record;
+            keep_operation(ROW_KERNEL, k->start, k->end, 0, k->correlationId, k->streamId);
+        } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+            const memcpy_record *m = (const memcpy_record *)record;
+            if (m->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD)
+                keep_operation(ROW_H2D, m->start, m->end, m->bytes, m->correlationId,
+                               m->streamId);
+            else if (m->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH)
+                keep_operation(ROW_D2H, m->start, m->end, m->bytes, m->correlationId,
+                               m->streamId);
+        } else if (record->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
+            const CUpti_ActivityExternalCorrelation *e =
+                (const CUpti_ActivityExternalCorrelation *)record;
+            if (!reserve((void **)&tl.tags, &tl.cap_tags, tl.n_tags, sizeof *tl.tags))
+                tl.overflowed = true;
+            else
+                tl.tags[tl.n_tags++] = (struct tag){e->correlationId, e->externalId};
+        }
+    }
+    size_t dropped = 0;
+    if (cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS &&
+        dropped)
+        tl.overflowed = true;
+    free(buffer);
+}
+
+/* Driver-API records are not kept: they are enabled so that every CUDA call has a record for the
+ * external correlation (our run and chunk tag) to point at, by the same correlation id that the
+ * copies and kernels carry. */
+static const CUpti_ActivityKind kinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_DRIVER};
+
+bool timeline_available(void)
+{
+    return true;
+}
+
+static int untag(void)
+{
+    uint64_t last;
+    if (tl.tagged)
+        CUPTI_TRY(cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0,
+                                                        &last));
+    tl.tagged = false;
+    return 0;
+}
+
+int timeline_start(void)
+{
+    CUPTI_TRY(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed));
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        CUPTI_TRY(cuptiActivityEnable(kinds[i]));
+    tl.recording = true;
+    return 0;
+}
+
+int timeline_run(const char *name)
+{
+    if (untag())
+        return -1;
+    if (tl.n_runs == MAX_RUNS) {
+        fprintf(stderr, "%s: timeline: more than %d runs\n", program_name, MAX_RUNS);
+        return -1;
+    }
+    tl.runs[tl.n_runs++] = name;
+    return 0;
+}
+
+/* Tags the CUDA calls that follow with (run, chunk), until the next tag. */
+int timeline_chunk(unsigned chunk)
+{
+    if (!tl.recording || tl.n_runs == 0 || untag())
+        return -1;
+    uint64_t id = (uint64_t)(tl.n_runs - 1) << 32 | chunk;
+    CUPTI_TRY(cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, id));
+    tl.tagged = true;
+    return 0;
+}
+
+static int compare_correlation(const void *a, const void *b)
+{
+    uint32_t x = ((const struct tag *)a)->correlation, y = ((const struct tag *)b)->correlation;
+    return (x > y) - (x < y);
+}
+
+static const struct tag *find_tag(uint32_t correlation)
+{
+    struct tag key = {correlation, 0};
+    return bsearch(&key, tl.tags, tl.n_tags, sizeof *tl.tags, compare_correlation);
+}
+
+int timeline_write(const char *prefix, unsigned long *operations)
+{
+    if (untag())
+        return -1;
+    CUPTI_TRY(cuptiActivityFlushAll(1));
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        CUPTI_TRY(cuptiActivityDisable(kinds[i]));
+    tl.recording = false;
+    if (tl.overflowed) {
+        fprintf(stderr, "%s: timeline: records were lost (out of memory)\n", program_name);
+        return -1;
+    }
+    qsort(tl.tags, tl.n_tags, sizeof *tl.tags, compare_correlation);
+
+    /* Each run's times start at its own first operation, so runs line up on one axis. */
+    uint64_t origin[MAX_RUNS];
+    for (unsigned r = 0; r < MAX_RUNS; r++)
+        origin[r] = UINT64_MAX;
+    for (size_t i = 0; i < tl.n_ops; i++) {
+        const struct tag *t = find_tag(tl.ops[i].correlation);
+        if (t && (t->id >> 32) < tl.n_runs && tl.ops[i].start < origin[t->id >> 32])
+            origin[t->id >> 32] = tl.ops[i].start;
+    }
+
+    char path[512];
+    snprintf(path, sizeof path, "%s.json", prefix);
+    FILE *json = fopen(path, "w");
+    snprintf(path, sizeof path, "%s.csv", prefix);
+    FILE *csv = fopen(path, "w");
+    if (!json || !csv) {
+        fprintf(stderr, "%s: timeline: cannot write %s.json and .csv\n", program_name, prefix);
+        if (json)
+            fclose(json);
+        if (csv)
+            fclose(csv);
+        return -1;
+    }
+    fprintf(json, "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n");
+    fprintf(csv, "run,row,chunk,stream,start_us,duration_us,bytes\n");
+    const char *separator = "";
+    for (unsigned r = 0; r < tl.n_runs; r++) {
+        fprintf(json, "%s{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %u, "
+                      "\"args\": {\"name\": \"%s\"}}", separator, r + 1, tl.runs[r]);
+        separator = ",\n";
+        for (int row = 0; row < N_ROWS; row++)
+            fprintf(json, ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %u, "
+                          "\"tid\": %d, \"args\": {\"name\": \"%s\"}}", r + 1, row + 1,
+                    row_names[row]);
+    }
+    unsigned long written = 0;
+    for (size_t i = 0; i < tl.n_ops; i++) {
+        const struct operation *op = &tl.ops[i];
+        const struct tag *t = find_tag(op->correlation);
+        if (!t || (t->id >> 32) >= tl.n_runs)
+            continue; /* not ours: work done outside the tagged runs */
+        unsigned run = (unsigned)(t->id >> 32), chunk = (unsigned)(t->id & 0xffffffffu);
+        double start_us = (double)(op->start - origin[run]) / 1e3;
+        double duration_us = (double)(op->end - op->start) / 1e3;
+        fprintf(json, "%s{\"name\": \"%s chunk %u\", \"cat\": \"%s\", \"ph\": \"X\", "
+                      "\"pid\": %u, \"tid\": %d, \"ts\": %.3f, \"dur\": %.3f, "
+                      "\"args\": {\"chunk\": %u, \"stream\": %u, \"bytes\": %llu}}",
+                separator, row_names[op->row], chunk, op->row == ROW_KERNEL ? "kernel" : "memcpy",
+                run + 1, op->row + 1, start_us, duration_us, chunk, op->stream,
+                (unsigned long long)op->bytes);
+        fprintf(csv, "%s,%s,%u,%u,%.3f,%.3f,%llu\n", tl.runs[run], row_names[op->row], chunk,
+                op->stream, start_us, duration_us, (unsigned long long)op->bytes);
+        written++;
+    }
+    fprintf(json, "\n]}\n");
+    int rc = (fclose(json) | fclose(csv)) ? -1 : 0;
+    if (rc)
+        fprintf(stderr, "%s: timeline: writing %s.* failed\n", program_name, prefix);
+    free(tl.ops);
+    free(tl.tags);
+    tl.ops = NULL;
+    tl.tags = NULL;
+    tl.n_ops = tl.cap_ops = tl.n_tags = tl.cap_tags = 0;
+    *operations = written;
+    return rc;
+}
+
+#else /* no CUPTI in this toolkit */
+
+static int unavailable(void)
+{
+    fprintf(stderr, "%s: timeline: this build has no CUPTI (the Makefile found no libcupti in "
+                    "the CUDA toolkit), so no timeline is recorded\n", program_name);
+    return -1;
+}
+
+bool timeline_available(void)
+{
+    return false;
+}
+
+int timeline_start(void)
+{
+    return unavailable();
+}
+
+int timeline_run(const char *name)
+{
+    (void)name;
+    return -1;
+}
+
+int timeline_chunk(unsigned chunk)
+{
+    (void)chunk;
+    return -1;
+}
+
+int timeline_write(const char *prefix, unsigned long *operations)
+{
+    (void)prefix;
+    *operations = 0;
+    return -1;
+}
+
+#endif

@@ -1,0 +1,28 @@
+/*
+ * timeline.h - what the GPU did and when, without Nsight: CUPTI's activity API records every copy
+ * and kernel with its start and end on the GPU, as Nsight Systems shows them.
+ *
+ *   timeline_start();                       begin recording
+ *   timeline_run("pipelined");              the operations enqueued from now on belong to this run
+ *   timeline_chunk(k); ...enqueue...        ... and to chunk k
+ *   timeline_write("results/x_trace");      x_trace.json (Chrome trace-event format, for Perfetto
+ *                                           or chrome://tracing) and x_trace.csv (for the plots)
+ *
+ * Built without CUPTI (the Makefile looks for it in the toolkit), every call says so once and
+ * records nothing.
+ */
+#ifndef TIMELINE_H
+#define TIMELINE_H
+
+#include <stdbool.h>
+
+/* Each returns 0, or -1 after printing why. */
+int timeline_start(void);
+int timeline_run(const char *name);
+int timeline_chunk(unsigned chunk);
+/* Stops recording, writes PREFIX.json and PREFIX.csv, and counts the operations written. */
+int timeline_write(const char *prefix, unsigned long *operations);
+
+bool timeline_available(void);
+
+#endif /* TIMELINE_H */

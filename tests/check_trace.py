@@ -1,0 +1,43 @@
+"""Checks lesson 06's timeline: PREFIX.json parses as a Chrome trace and PREFIX.csv matches it,
+and each run (a serial and a pipelined one) has exactly one H2D copy, one kernel and one D2H copy
+per chunk. Prints one line per problem.
+
+usage: python3 tests/check_trace.py PREFIX CHUNKS       exit 0 when the timeline is right
+"""
+import collections
+import csv
+import json
+import sys
+
+
+def problems(prefix, chunks):
+    try:
+        with open(prefix + ".json") as f:
+            events = json.load(f)["traceEvents"]
+    except (OSError, ValueError, KeyError) as e:
+        yield f"{prefix}.json: {e}"
+        return
+    operations = [e for e in events if e.get("ph") == "X"]
+    runs = {e["pid"] for e in events if e.get("ph") == "M" and e["name"] == "process_name"}
+    if len(runs) != 2:
+        yield f"{len(runs)} runs named, want 2 (serial and pipelined)"
+    seen = collections.Counter((e["pid"], e["tid"], e["args"]["chunk"]) for e in operations)
+    for run in sorted(runs):
+        for row in (1, 2, 3):
+            for chunk in range(chunks):
+                if seen[(run, row, chunk)] != 1:
+                    yield (f"run {run}, row {row}, chunk {chunk}: "
+                           f"{seen[(run, row, chunk)]} events, want 1")
+    if any(e["dur"] <= 0 or e["ts"] < 0 for e in operations):
+        yield "an operation has a negative start or no duration"
+    with open(prefix + ".csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    if len(rows) != len(operations):
+        yield f"{prefix}.csv has {len(rows)} rows, the JSON {len(operations)} operations"
+
+
+if __name__ == "__main__":
+    found = list(problems(sys.argv[1], int(sys.argv[2])))
+    for p in found[:10]:
+        print(p)
+    sys.exit(1 if found else 0)
