@@ -32,6 +32,7 @@ static const char summary[] =
     "bound, in three regimes; a CUPTI timeline; sweeps; CUDA-graph and managed-memory variants.";
 
 enum { MAX_STREAMS = 16, MAX_BUFFERS = 16 };
+enum { STREAMS_CREATED = 2 * MAX_STREAMS }; /* the copies alone use twice the pipeline's */
 static const struct affine map = {1664525u, 1013904223u};
 
 /* Everything the runs share, allocated once, outside every timed region. */
@@ -39,9 +40,9 @@ struct rig {
     unsigned *h_in, *h_out;           /* pinned: the data set, and where results land */
     unsigned *d_ring[MAX_BUFFERS];    /* device buffers, each the largest chunk */
     size_t ring_buffers;
-    cudaStream_t streams[MAX_STREAMS];
+    cudaStream_t streams[STREAMS_CREATED];
     cudaEvent_t buffer_free[MAX_BUFFERS]; /* recorded when a buffer's copy back is done */
-    cudaEvent_t joined[MAX_STREAMS], start, stop;
+    cudaEvent_t joined[STREAMS_CREATED], start, stop;
     double *samples;
     int reps;
     struct csv *csv;
@@ -94,45 +95,31 @@ static void copy_out(const struct rig *r, const struct shape *p, const struct ch
     CUDA_CHECK(cudaEventRecord(r->buffer_free[b], s));
 }
 
-static void tag(bool traced, size_t k)
-{
-    if (traced && timeline_chunk((unsigned)k))
-        exit(EXIT_ERROR);
-}
+typedef void stage_fn(const struct rig *r, const struct shape *p, const struct chunk_plan *plan,
+                      size_t k);
+static stage_fn *const stages[] = {copy_in, compute, copy_out};
 
 /* Issues the whole pipeline. Depth-first: chunk by chunk, copy in, compute, copy out. Breadth-
- * first: a wave of B chunks at a time, all copies in, then all kernels, then all copies out. */
+ * first: a wave of B chunks at a time, all copies in, then all kernels, then all copies out.
+ * The same loops do both: depth-first's waves are one chunk wide. */
 static void enqueue_pipeline(const struct rig *r, const struct shape *p, bool traced)
 {
     struct chunk_plan plan = chunk_plan_make(p->n, p->chunks, p->buffers);
-    if (!p->breadth_first) {
-        for (size_t k = 0; k < plan.chunks; k++) {
-            tag(traced, k);
-            copy_in(r, p, &plan, k);
-            compute(r, p, &plan, k);
-            copy_out(r, p, &plan, k);
-        }
-        return;
-    }
-    for (size_t wave = 0; wave < plan.chunks; wave += plan.buffers) {
-        size_t end = wave + plan.buffers < plan.chunks ? wave + plan.buffers : plan.chunks;
-        for (size_t k = wave; k < end; k++) {
-            tag(traced, k);
-            copy_in(r, p, &plan, k);
-        }
-        for (size_t k = wave; k < end; k++) {
-            tag(traced, k);
-            compute(r, p, &plan, k);
-        }
-        for (size_t k = wave; k < end; k++) {
-            tag(traced, k);
-            copy_out(r, p, &plan, k);
+    size_t width = p->breadth_first ? plan.buffers : 1;
+    for (size_t wave = 0; wave < plan.chunks; wave += width) {
+        size_t end = wave + width < plan.chunks ? wave + width : plan.chunks;
+        for (size_t stage = 0; stage < sizeof stages / sizeof stages[0]; stage++) {
+            for (size_t k = wave; k < end; k++) {
+                if (traced && timeline_chunk((unsigned)k))
+                    exit(EXIT_ERROR);
+                stages[stage](r, p, &plan, k);
+            }
         }
     }
 }
 
-/* The pieces of the bound: every kernel with no copies, and every copy with no kernels (copies
- * in and copies out in two streams, at the same time). */
+/* The pieces of the bound: every kernel with no copies, and every copy with no kernels: copies in
+ * over the pipeline's S streams and copies out over S more, all at the same time. */
 static void enqueue_part(const struct rig *r, const struct shape *p, enum work_kind kind)
 {
     struct chunk_plan plan = chunk_plan_make(p->n, p->chunks, p->buffers);
@@ -144,9 +131,10 @@ static void enqueue_part(const struct rig *r, const struct shape *p, enum work_k
             CUDA_CHECK(launch_work(buffer, count, p->iters, map, r->streams[0]));
         } else {
             CUDA_CHECK(cudaMemcpyAsync(buffer, r->h_in + first, count * sizeof(unsigned),
-                                       cudaMemcpyHostToDevice, r->streams[0]));
+                                       cudaMemcpyHostToDevice, r->streams[k % p->streams]));
             CUDA_CHECK(cudaMemcpyAsync(r->h_out + first, buffer, count * sizeof(unsigned),
-                                       cudaMemcpyDeviceToHost, r->streams[1]));
+                                       cudaMemcpyDeviceToHost,
+                                       r->streams[p->streams + k % p->streams]));
         }
     }
 }
@@ -171,7 +159,7 @@ static void fan_in(const struct rig *r, size_t streams)
 static double run_once(const struct rig *r, const struct shape *p, enum work_kind kind,
                        bool traced)
 {
-    size_t streams = kind == PIPELINE ? p->streams : kind == COPIES_ALONE ? 2 : 1;
+    size_t streams = kind == PIPELINE ? p->streams : kind == COPIES_ALONE ? 2 * p->streams : 1;
     fan_out(r, streams, r->start);
     if (kind == PIPELINE)
         enqueue_pipeline(r, p, traced);
@@ -552,7 +540,7 @@ static void managed_variant(const struct rig *r, const struct shape *p, int devi
 int main(int argc, char **argv)
 {
     struct common_args args = {.size = 1u << 30, .size_multiple = sizeof(unsigned), .reps = 5};
-    int chunks = 64, streams = 4, buffers = 4, iters = 0;
+    int chunks = 64, streams = 8, buffers = 8, iters = 0, sweeps = 1;
     size_t sweep_size = 256u << 20;
     const char *trace = NULL;
     const struct opt extra[] = {
@@ -565,6 +553,7 @@ int main(int argc, char **argv)
          "data set of the sweeps and the graph variant", sizeof(unsigned)},
         {"--trace", OPT_PATH, &trace, 0, 0, "PREFIX",
          "write the timeline to PREFIX.json and PREFIX.csv", 0},
+        {"--sweeps", OPT_INT, &sweeps, 0, 1, "0|1", "run part 3's sweeps", 0},
     };
     int rc = cli_parse(argc, argv, summary, &args, extra, sizeof extra / sizeof extra[0]);
     if (rc != CLI_CONTINUE)
@@ -602,7 +591,7 @@ int main(int argc, char **argv)
         CUDA_CHECK(cudaMemset(r.d_ring[b], 0, ring_elems * sizeof(unsigned)));
         CUDA_CHECK(cudaEventCreateWithFlags(&r.buffer_free[b], cudaEventDisableTiming));
     }
-    for (size_t s = 0; s < MAX_STREAMS; s++) {
+    for (size_t s = 0; s < STREAMS_CREATED; s++) {
         CUDA_CHECK(cudaStreamCreateWithFlags(&r.streams[s], cudaStreamNonBlocking));
         CUDA_CHECK(cudaEventCreateWithFlags(&r.joined[s], cudaEventDisableTiming));
     }
@@ -619,19 +608,22 @@ int main(int argc, char **argv)
     if (trace)
         timeline(&r, &base, trace);
 
-    struct shape sweep = {sweep_n, 16, 4, 4, balanced, false};
-    sweep_shapes(&r, &sweep);
-    sweep = (struct shape){sweep_n, (size_t)chunks, (size_t)buffers, (size_t)streams, 1, false};
-    sweep_intensity(&r, &sweep, balanced);
+    if (sweeps) {
+        struct shape sweep = {sweep_n, 16, 4, 4, balanced, false};
+        sweep_shapes(&r, &sweep);
+        sweep = (struct shape){sweep_n, (size_t)chunks, (size_t)buffers, (size_t)streams, 1,
+                               false};
+        sweep_intensity(&r, &sweep, balanced);
+    }
 
-    struct shape many_small = {sweep_n, graph_chunks, 4, 4, 1, false};
+    struct shape many_small = {sweep_n, graph_chunks, (size_t)buffers, (size_t)streams, 1, false};
     graph_variant(&r, &many_small);
-    struct shape managed = {sweep_n, 16, 4, 4, balanced, false};
+    struct shape managed = {sweep_n, 16, (size_t)buffers, (size_t)streams, balanced, false};
     managed_variant(&r, &managed, args.device);
 
     CUDA_CHECK(cudaEventDestroy(r.start));
     CUDA_CHECK(cudaEventDestroy(r.stop));
-    for (size_t s = 0; s < MAX_STREAMS; s++) {
+    for (size_t s = 0; s < STREAMS_CREATED; s++) {
         CUDA_CHECK(cudaStreamDestroy(r.streams[s]));
         CUDA_CHECK(cudaEventDestroy(r.joined[s]));
     }

@@ -28,18 +28,17 @@ struct operation {
     uint32_t correlation, stream;
 };
 
-struct tag { /* CUPTI's correlation id -> the run and chunk we tagged the call with */
-    uint32_t correlation;
-    uint64_t id;
+struct issued { /* one copy or kernel, in the order the program issued it */
+    unsigned run, chunk;
 };
 
 enum { MAX_RUNS = 8, RECORD_BUFFER_BYTES = 8u << 20 };
 static struct {
-    bool recording, tagged;
+    bool recording;
     struct operation *ops;
     size_t n_ops, cap_ops;
-    struct tag *tags;
-    size_t n_tags, cap_tags;
+    struct issued *log;
+    size_t n_log, cap_log;
     const char *runs[MAX_RUNS];
     unsigned n_runs;
     bool overflowed;
@@ -108,13 +107,6 @@ static void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uin
             else if (m->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH)
                 keep_operation(ROW_D2H, m->start, m->end, m->bytes, m->correlationId,
                                m->streamId);
-        } else if (record->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
-            const CUpti_ActivityExternalCorrelation *e =
-                (const CUpti_ActivityExternalCorrelation *)record;
-            if (!reserve((void **)&tl.tags, &tl.cap_tags, tl.n_tags, sizeof *tl.tags))
-                tl.overflowed = true;
-            else
-                tl.tags[tl.n_tags++] = (struct tag){e->correlationId, e->externalId};
         }
     }
     size_t dropped = 0;
@@ -124,26 +116,12 @@ static void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uin
     free(buffer);
 }
 
-/* Driver-API records are not kept: they are enabled so that every CUDA call has a record for the
- * external correlation (our run and chunk tag) to point at, by the same correlation id that the
- * copies and kernels carry. */
-static const CUpti_ActivityKind kinds[] = {
-    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_DRIVER};
+static const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                                           CUPTI_ACTIVITY_KIND_MEMCPY};
 
 bool timeline_available(void)
 {
     return true;
-}
-
-static int untag(void)
-{
-    uint64_t last;
-    if (tl.tagged)
-        CUPTI_TRY(cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0,
-                                                        &last));
-    tl.tagged = false;
-    return 0;
 }
 
 int timeline_start(void)
@@ -157,8 +135,6 @@ int timeline_start(void)
 
 int timeline_run(const char *name)
 {
-    if (untag())
-        return -1;
     if (tl.n_runs == MAX_RUNS) {
         fprintf(stderr, "%s: timeline: more than %d runs\n", program_name, MAX_RUNS);
         return -1;
@@ -167,33 +143,30 @@ int timeline_run(const char *name)
     return 0;
 }
 
-/* Tags the CUDA calls that follow with (run, chunk), until the next tag. */
+/* CUPTI numbers every CUDA call in the order it is made (its correlation id), and each copy and
+ * kernel record carries the number of the call that issued it. So the records, sorted by that
+ * number, come in the order of this log: the i-th record is the i-th operation noted here. */
 int timeline_chunk(unsigned chunk)
 {
-    if (!tl.recording || tl.n_runs == 0 || untag())
+    if (!tl.recording || tl.n_runs == 0)
         return -1;
-    uint64_t id = (uint64_t)(tl.n_runs - 1) << 32 | chunk;
-    CUPTI_TRY(cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, id));
-    tl.tagged = true;
+    if (!reserve((void **)&tl.log, &tl.cap_log, tl.n_log, sizeof *tl.log)) {
+        fprintf(stderr, "%s: timeline: out of memory\n", program_name);
+        return -1;
+    }
+    tl.log[tl.n_log++] = (struct issued){tl.n_runs - 1, chunk};
     return 0;
 }
 
 static int compare_correlation(const void *a, const void *b)
 {
-    uint32_t x = ((const struct tag *)a)->correlation, y = ((const struct tag *)b)->correlation;
+    uint32_t x = ((const struct operation *)a)->correlation;
+    uint32_t y = ((const struct operation *)b)->correlation;
     return (x > y) - (x < y);
-}
-
-static const struct tag *find_tag(uint32_t correlation)
-{
-    struct tag key = {correlation, 0};
-    return bsearch(&key, tl.tags, tl.n_tags, sizeof *tl.tags, compare_correlation);
 }
 
 int timeline_write(const char *prefix, unsigned long *operations)
 {
-    if (untag())
-        return -1;
     CUPTI_TRY(cuptiActivityFlushAll(1));
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         CUPTI_TRY(cuptiActivityDisable(kinds[i]));
@@ -202,17 +175,20 @@ int timeline_write(const char *prefix, unsigned long *operations)
         fprintf(stderr, "%s: timeline: records were lost (out of memory)\n", program_name);
         return -1;
     }
-    qsort(tl.tags, tl.n_tags, sizeof *tl.tags, compare_correlation);
+    if (tl.n_ops != tl.n_log) {
+        fprintf(stderr, "%s: timeline: CUPTI recorded %zu copies and kernels, the program issued "
+                        "%zu\n", program_name, tl.n_ops, tl.n_log);
+        return -1;
+    }
+    qsort(tl.ops, tl.n_ops, sizeof *tl.ops, compare_correlation);
 
     /* Each run's times start at its own first operation, so runs line up on one axis. */
     uint64_t origin[MAX_RUNS];
     for (unsigned r = 0; r < MAX_RUNS; r++)
         origin[r] = UINT64_MAX;
-    for (size_t i = 0; i < tl.n_ops; i++) {
-        const struct tag *t = find_tag(tl.ops[i].correlation);
-        if (t && (t->id >> 32) < tl.n_runs && tl.ops[i].start < origin[t->id >> 32])
-            origin[t->id >> 32] = tl.ops[i].start;
-    }
+    for (size_t i = 0; i < tl.n_ops; i++)
+        if (tl.ops[i].start < origin[tl.log[i].run])
+            origin[tl.log[i].run] = tl.ops[i].start;
 
     char path[512];
     snprintf(path, sizeof path, "%s.json", prefix);
@@ -242,10 +218,7 @@ int timeline_write(const char *prefix, unsigned long *operations)
     unsigned long written = 0;
     for (size_t i = 0; i < tl.n_ops; i++) {
         const struct operation *op = &tl.ops[i];
-        const struct tag *t = find_tag(op->correlation);
-        if (!t || (t->id >> 32) >= tl.n_runs)
-            continue; /* not ours: work done outside the tagged runs */
-        unsigned run = (unsigned)(t->id >> 32), chunk = (unsigned)(t->id & 0xffffffffu);
+        unsigned run = tl.log[i].run, chunk = tl.log[i].chunk;
         double start_us = (double)(op->start - origin[run]) / 1e3;
         double duration_us = (double)(op->end - op->start) / 1e3;
         fprintf(json, "%s{\"name\": \"%s chunk %u\", \"cat\": \"%s\", \"ph\": \"X\", "
@@ -263,10 +236,10 @@ int timeline_write(const char *prefix, unsigned long *operations)
     if (rc)
         fprintf(stderr, "%s: timeline: writing %s.* failed\n", program_name, prefix);
     free(tl.ops);
-    free(tl.tags);
+    free(tl.log);
     tl.ops = NULL;
-    tl.tags = NULL;
-    tl.n_ops = tl.cap_ops = tl.n_tags = tl.cap_tags = 0;
+    tl.log = NULL;
+    tl.n_ops = tl.cap_ops = tl.n_log = tl.cap_log = 0;
     *operations = written;
     return rc;
 }

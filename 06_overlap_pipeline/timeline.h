@@ -4,7 +4,7 @@
  *
  *   timeline_start();                       begin recording
  *   timeline_run("pipelined");              the operations enqueued from now on belong to this run
- *   timeline_chunk(k); ...enqueue...        ... and to chunk k
+ *   timeline_chunk(k); cudaMemcpyAsync(...)  note each copy or kernel's chunk just before issuing it
  *   timeline_write("results/x_trace");      x_trace.json (Chrome trace-event format, for Perfetto
  *                                           or chrome://tracing) and x_trace.csv (for the plots)
  *
@@ -19,7 +19,7 @@
 /* Each returns 0, or -1 after printing why. */
 int timeline_start(void);
 int timeline_run(const char *name);
-int timeline_chunk(unsigned chunk);
+int timeline_chunk(unsigned chunk); /* the next copy or kernel issued belongs to this chunk */
 /* Stops recording, writes PREFIX.json and PREFIX.csv, and counts the operations written. */
 int timeline_write(const char *prefix, unsigned long *operations);
 

@@ -25,7 +25,7 @@ for lesson in "$@"; do
         [ "$tool" = memcheck ] && extra="--leak-check full"
         log=$logs/$lesson.$tool.log
         # shellcheck disable=SC2046,SC2086
-        "$sanitizer" --tool "$tool" $extra --error-exitcode 1 build/bin/"$lesson" $(small_args "$lesson") >"$log" 2>&1
+        "$sanitizer" --tool "$tool" $extra --error-exitcode 1 build/bin/"$lesson" $(sanitize_args "$lesson") >"$log" 2>&1
         rc=$?
         # memcheck, synccheck, initcheck end on "ERROR SUMMARY: N errors"; racecheck on
         # "RACECHECK SUMMARY: H hazards displayed (N errors, W warnings)".
