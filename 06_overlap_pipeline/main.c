@@ -354,8 +354,11 @@ static void timeline(const struct rig *r, const struct shape *p, const char *pre
              p->streams, p->buffers);
     unsigned long operations = 0;
     printf("\n2. timeline (CUPTI) of one serial and one pipelined run, balanced regime\n");
-    if (timeline_start() || timeline_run(serial_name))
+    if (timeline_start() || timeline_run("warm-up"))
         return;
+    run_once(r, &serial, PIPELINE, true);
+    if (timeline_discard() || timeline_run(serial_name))
+        exit(EXIT_ERROR);
     run_once(r, &serial, PIPELINE, true);
     if (timeline_run(pipelined_name))
         return;

@@ -143,6 +143,14 @@ int timeline_run(const char *name)
     return 0;
 }
 
+int timeline_discard(void)
+{
+    CUPTI_TRY(cuptiActivityFlushAll(1));
+    tl.n_ops = tl.n_log = 0;
+    tl.n_runs = 0;
+    return 0;
+}
+
 /* CUPTI numbers every CUDA call in the order it is made (its correlation id), and each copy and
  * kernel record carries the number of the call that issued it. So the records, sorted by that
  * number, come in the order of this log: the i-th record is the i-th operation noted here. */
@@ -227,8 +235,9 @@ int timeline_write(const char *prefix, unsigned long *operations)
                 separator, row_names[op->row], chunk, op->row == ROW_KERNEL ? "kernel" : "memcpy",
                 run + 1, op->row + 1, start_us, duration_us, chunk, op->stream,
                 (unsigned long long)op->bytes);
-        fprintf(csv, "%s,%s,%u,%u,%.3f,%.3f,%llu\n", tl.runs[run], row_names[op->row], chunk,
-                op->stream, start_us, duration_us, (unsigned long long)op->bytes);
+        csv_field(csv, tl.runs[run]); /* run names hold commas: quoted */
+        fprintf(csv, ",%s,%u,%u,%.3f,%.3f,%llu\n", row_names[op->row], chunk, op->stream,
+                start_us, duration_us, (unsigned long long)op->bytes);
         written++;
     }
     fprintf(json, "\n]}\n");
@@ -272,6 +281,11 @@ int timeline_run(const char *name)
 int timeline_chunk(unsigned chunk)
 {
     (void)chunk;
+    return -1;
+}
+
+int timeline_discard(void)
+{
     return -1;
 }
 

@@ -20,6 +20,9 @@
 int timeline_start(void);
 int timeline_run(const char *name);
 int timeline_chunk(unsigned chunk); /* the next copy or kernel issued belongs to this chunk */
+/* Drops what was recorded so far: after a warm-up run, since the first launch under CUPTI pays
+ * milliseconds for its setup. */
+int timeline_discard(void);
 /* Stops recording, writes PREFIX.json and PREFIX.csv, and counts the operations written. */
 int timeline_write(const char *prefix, unsigned long *operations);
 

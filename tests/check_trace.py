@@ -1,6 +1,7 @@
-"""Checks lesson 06's timeline: PREFIX.json parses as a Chrome trace and PREFIX.csv matches it,
-and each run (a serial and a pipelined one) has exactly one H2D copy, one kernel and one D2H copy
-per chunk. Prints one line per problem.
+"""Checks lesson 06's timeline: PREFIX.json parses as a Chrome trace and PREFIX.csv matches it;
+each run (a serial and a pipelined one) has exactly one H2D copy, one kernel and one D2H copy per
+chunk, in one stream and in that order in time, which a wrong pairing of CUPTI's records with
+chunks would break. Prints one line per problem.
 
 usage: python3 tests/check_trace.py PREFIX CHUNKS       exit 0 when the timeline is right
 """
@@ -30,10 +31,26 @@ def problems(prefix, chunks):
                            f"{seen[(run, row, chunk)]} events, want 1")
     if any(e["dur"] <= 0 or e["ts"] < 0 for e in operations):
         yield "an operation has a negative start or no duration"
+    chunk_ops = collections.defaultdict(dict)
+    for e in operations:
+        chunk_ops[(e["pid"], e["args"]["chunk"])][e["tid"]] = e
+    for (run, chunk), ops in sorted(chunk_ops.items()):
+        if len(ops) != 3:
+            continue  # reported above
+        copy_in, kernel, copy_out = ops[1], ops[2], ops[3]
+        if len({o["args"]["stream"] for o in ops.values()}) != 1:
+            yield f"run {run}, chunk {chunk}: its operations are in different streams"
+        slack = 0.01  # microseconds of rounding
+        if (copy_in["ts"] + copy_in["dur"] > kernel["ts"] + slack or
+                kernel["ts"] + kernel["dur"] > copy_out["ts"] + slack):
+            yield f"run {run}, chunk {chunk}: copy in, kernel and copy out overlap or are out of order"
     with open(prefix + ".csv", newline="") as f:
         rows = list(csv.DictReader(f))
     if len(rows) != len(operations):
         yield f"{prefix}.csv has {len(rows)} rows, the JSON {len(operations)} operations"
+    names = {e["args"]["name"] for e in events if e.get("name") == "process_name"}
+    if {r["run"] for r in rows} != names:
+        yield f"{prefix}.csv names runs {sorted({r['run'] for r in rows})}, the JSON {sorted(names)}"
 
 
 if __name__ == "__main__":
