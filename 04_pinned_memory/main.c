@@ -48,13 +48,12 @@ static void record(const char *experiment, const char *variant, const char *dire
         exit(EXIT_ERROR);
 }
 
+/* Lessons 01-04 end the program when memory runs out, as on any other error. */
 static double *new_samples(int reps)
 {
-    double *samples = malloc((size_t)reps * sizeof *samples);
-    if (!samples) {
-        fprintf(stderr, "%s: out of host memory for %d samples\n", program_name, reps);
+    double *samples = samples_alloc((size_t)reps);
+    if (!samples)
         exit(EXIT_ERROR);
-    }
     return samples;
 }
 

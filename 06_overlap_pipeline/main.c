@@ -156,6 +156,16 @@ static void fan_in(const struct rig *r, size_t streams)
     }
 }
 
+/* Ends a timed region begun by recording r->start in stream 0: milliseconds between the two. */
+static double stop_clock(const struct rig *r)
+{
+    CUDA_CHECK(cudaEventRecord(r->stop, r->streams[0]));
+    CUDA_CHECK(cudaEventSynchronize(r->stop));
+    float ms;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, r->start, r->stop));
+    return ms;
+}
+
 static double run_once(const struct rig *r, const struct shape *p, enum work_kind kind,
                        bool traced)
 {
@@ -166,11 +176,7 @@ static double run_once(const struct rig *r, const struct shape *p, enum work_kin
     else
         enqueue_part(r, p, kind);
     fan_in(r, streams);
-    CUDA_CHECK(cudaEventRecord(r->stop, r->streams[0]));
-    CUDA_CHECK(cudaEventSynchronize(r->stop));
-    float ms;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, r->start, r->stop));
-    return ms;
+    return stop_clock(r);
 }
 
 /* Fails unless out[i] is in[i] after the work, for i < n. */
@@ -448,10 +454,7 @@ static void graph_variant(const struct rig *r, const struct shape *p)
             memset(r->h_out, 0xff, p->n * sizeof(unsigned));
         CUDA_CHECK(cudaEventRecord(r->start, r->streams[0]));
         CUDA_CHECK(cudaGraphLaunch(exec, r->streams[0]));
-        CUDA_CHECK(cudaEventRecord(r->stop, r->streams[0]));
-        CUDA_CHECK(cudaEventSynchronize(r->stop));
-        float ms;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, r->start, r->stop));
+        double ms = stop_clock(r);
         if (rep >= 0)
             r->samples[rep] = ms;
     }
@@ -513,10 +516,7 @@ static void managed_variant(const struct rig *r, const struct shape *p, int devi
             CUDA_CHECK(prefetch(data + first, count * sizeof(unsigned), -1, s));
         }
         fan_in(r, p->streams);
-        CUDA_CHECK(cudaEventRecord(r->stop, r->streams[0]));
-        CUDA_CHECK(cudaEventSynchronize(r->stop));
-        float ms;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, r->start, r->stop));
+        double ms = stop_clock(r);
         if (rep >= 0)
             r->samples[rep] = ms;
     }

@@ -41,6 +41,14 @@ struct stats stats_summarize(double *samples, size_t n)
     return s;
 }
 
+double *samples_alloc(size_t n)
+{
+    double *samples = malloc(n * sizeof *samples);
+    if (!samples)
+        fprintf(stderr, "%s: out of host memory for %zu timing samples\n", program_name, n);
+    return samples;
+}
+
 double gbps(size_t bytes, double ms)
 {
     return (double)bytes / (ms * 1e-3) / 1e9;

@@ -108,6 +108,9 @@ struct stats {
 /* Median, min and max of n samples (n >= 1). Sorts the samples in place. */
 struct stats stats_summarize(double *samples, size_t n);
 
+/* room for n timing samples, or NULL after saying that memory ran out. */
+double *samples_alloc(size_t n);
+
 /* Bandwidth in GB/s, where 1 GB = 1e9 bytes (the unit link speeds are quoted in). */
 double gbps(size_t bytes, double ms);
 

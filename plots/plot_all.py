@@ -13,6 +13,7 @@ import sys
 
 COLUMNS = ("lesson,experiment,variant,direction,bytes,reps,median_ms,min_ms,max_ms,gbps,"
            "gpu,cc,driver,runtime,params").split(",")
+TRACE_SUFFIX = "_trace.csv"  # lesson 06's timeline, written beside its results
 NUMERIC = {"bytes": int, "reps": int, "median_ms": float, "min_ms": float, "max_ms": float}
 
 # PCIe transfer rate per lane in GT/s and the line code's efficiency, by generation.
@@ -37,7 +38,8 @@ class ResultSet:
         self.folder = folder
         self.rows = []
         for path in sorted(folder.glob("*.csv")):
-            self.rows.extend(read_rows(path))
+            if not path.name.endswith(TRACE_SUFFIX):  # timelines have their own columns
+                self.rows.extend(read_rows(path))
         self.meta = read_meta(folder / "meta.txt")
         gpu = self.meta.get("gpu") or (self.rows[0]["gpu"] if self.rows else folder.name)
         self.label = gpu + (" (reference)" if "reference" in folder.parts else "")
