@@ -5,7 +5,8 @@
  * return: C's nearest thing to a destructor. Every handle below is released on every path,
  * without a single explicit destroy call. It is a GNU C extension, so this file is compiled with
  * -std=gnu11 (GCC, Clang and NVIDIA's HPC compilers have it; MSVC does not: there, use the goto
- * ladder of demo_goto.c). Never call exit() while such handles are live: exit() skips the cleanup.
+ * ladder of demo_goto.c). Never end the program with `exit` while such handles are live: it skips
+ * the cleanup.
  */
 #include "demo.h"
 #include "kernels.h"

@@ -11,8 +11,9 @@
  *   demo_goto.c          the asynchronous half, with the portable goto ladder
  *   fault.c              --fail-at N: make the Nth acquisition fail, and count live resources
  *
- * Nothing here calls exit(): every function returns its error and releases what it holds, and
- * main() prints how many resources are still alive at the end. It must be 0 on every path.
+ * Nothing here ends the program early: every function returns its error and releases what it
+ * holds, and main() prints how many resources are still alive at the end. It must be 0 on every
+ * path.
  */
 #include "common.h"
 #include "demo.h"
