@@ -1,9 +1,12 @@
 """Draws the course's results: one set of figures per results folder, and comparisons across GPUs.
 
 A results folder is any folder holding lesson CSVs (results/<gpu>/ from `make run-all`, or the
-shipped results/reference/<gpu>/), with an optional meta.txt that `make run-all` writes.
+shipped results/reference/<gpu>/), with the meta.txt that `make run-all` writes and, from lesson
+06, a timeline (06_overlap_pipeline_trace.csv).
 
 usage: python3 plots/plot_all.py [--results DIR] [--out DIR]
+Writes PNG and SVG files under --out and names each one; exits 1 with a one-line message when a
+file cannot be read.
 """
 import argparse
 import csv
@@ -13,13 +16,14 @@ import sys
 
 COLUMNS = ("lesson,experiment,variant,direction,bytes,reps,median_ms,min_ms,max_ms,gbps,"
            "gpu,cc,driver,runtime,params").split(",")
+TRACE_COLUMNS = "run,row,chunk,stream,start_us,duration_us,bytes".split(",")
 TRACE_SUFFIX = "_trace.csv"  # lesson 06's timeline, written beside its results
 NUMERIC = {"bytes": int, "reps": int, "median_ms": float, "min_ms": float, "max_ms": float}
+TRACE_ROWS = ("H2D copies", "kernels", "D2H copies")
 
 # PCIe transfer rate per lane in GT/s and the line code's efficiency, by generation.
 PCIE = {1: (2.5, 8 / 10), 2: (5.0, 8 / 10), 3: (8.0, 128 / 130), 4: (16.0, 128 / 130),
         5: (32.0, 128 / 130)}
-
 
 # Solid lines and circles for host to device, dashed lines and squares for device to host.
 DIRECTION_STYLE = {"H2D": {"linestyle": "-", "marker": "o"},
@@ -31,14 +35,78 @@ class ResultsError(Exception):
     """A results file that cannot be read; the message names the file and the problem."""
 
 
+# ---------------------------------------------------------------------------------- reading
+
+def read_table(path, columns):
+    try:
+        with open(path, newline="") as f:
+            table = list(csv.reader(f))
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise ResultsError(f"{path}: cannot read it ({e})") from None
+    if not table or table[0] != columns:
+        raise ResultsError(f"{path}: unexpected columns: the first line must be "
+                           f"{','.join(columns)}")
+    for line, cells in enumerate(table[1:], start=2):
+        if len(cells) != len(columns):
+            raise ResultsError(f"{path}:{line}: {len(cells)} fields, want {len(columns)}")
+        yield line, dict(zip(columns, cells))
+
+
+def read_rows(path):
+    rows = []
+    for line, row in read_table(path, COLUMNS):
+        try:
+            for key, kind in NUMERIC.items():
+                row[key] = kind(row[key])
+            row["gbps"] = float(row["gbps"]) if row["gbps"] else None
+            row["params"] = {k: parse_number(v) for k, _, v in
+                             (p.partition("=") for p in row["params"].split(";") if "=" in p)}
+        except ValueError as e:
+            raise ResultsError(f"{path}:{line}: {e}") from None
+        rows.append(row)
+    return rows
+
+
+def read_trace(path):
+    operations = []
+    for line, row in read_table(path, TRACE_COLUMNS):
+        try:
+            operations.append({"run": row["run"], "row": row["row"], "chunk": int(row["chunk"]),
+                               "start_ms": float(row["start_us"]) / 1e3,
+                               "duration_ms": float(row["duration_us"]) / 1e3})
+        except ValueError as e:
+            raise ResultsError(f"{path}:{line}: {e}") from None
+    return operations
+
+
+def parse_number(text):
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def read_meta(path):
+    if not path.exists():
+        return {}
+    meta = {}
+    for line in path.read_text().splitlines():
+        key, sep, value = line.partition(":")
+        if sep:
+            meta[key.strip()] = value.strip()
+    return meta
+
+
 class ResultSet:
-    """The CSV rows and metadata of one results folder: one GPU, one run."""
+    """The rows, timeline and metadata of one results folder: one GPU."""
 
     def __init__(self, folder):
         self.folder = folder
-        self.rows = []
+        self.rows, self.trace = [], []
         for path in sorted(folder.glob("*.csv")):
-            if not path.name.endswith(TRACE_SUFFIX):  # timelines have their own columns
+            if path.name.endswith(TRACE_SUFFIX):
+                self.trace.extend(read_trace(path))
+            else:
                 self.rows.extend(read_rows(path))
         self.meta = read_meta(folder / "meta.txt")
         gpu = self.meta.get("gpu") or (self.rows[0]["gpu"] if self.rows else folder.name)
@@ -61,47 +129,12 @@ class ResultSet:
         return f"{what}\n{self.label}" + (f", {self.date}" if self.date else "")
 
 
-def read_rows(path):
-    try:
-        with open(path, newline="") as f:
-            table = list(csv.reader(f))
-    except (OSError, UnicodeDecodeError) as e:
-        raise ResultsError(f"{path}: cannot read it ({e})") from None
-    if not table or table[0] != COLUMNS:
-        raise ResultsError(f"{path}: not a results CSV: the first line must be {','.join(COLUMNS)}")
-    rows = []
-    for line, cells in enumerate(table[1:], start=2):
-        if len(cells) != len(COLUMNS):
-            raise ResultsError(f"{path}:{line}: {len(cells)} fields, want {len(COLUMNS)}")
-        row = dict(zip(COLUMNS, cells))
-        try:
-            for key, kind in NUMERIC.items():
-                row[key] = kind(row[key])
-            row["gbps"] = float(row["gbps"]) if row["gbps"] else None
-        except ValueError as e:
-            raise ResultsError(f"{path}:{line}: {e}") from None
-        row["params"] = dict(p.split("=", 1) for p in row["params"].split(";") if "=" in p)
-        rows.append(row)
-    return rows
-
-
-def read_meta(path):
-    if not path.exists():
-        return {}
-    meta = {}
-    for line in path.read_text().splitlines():
-        key, sep, value = line.partition(":")
-        if sep:
-            meta[key.strip()] = value.strip()
-    return meta
-
-
 def find_result_sets(root):
     folders = sorted({p.parent for p in root.rglob("*.csv")})
     return [ResultSet(folder) for folder in folders]
 
 
-# ------------------------------------------------------------------------------------ figures
+# ------------------------------------------------------------------------------ helpers
 
 def binary_size(n):
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
@@ -119,12 +152,28 @@ def size_axis(ax, sizes):
     ax.set_xlabel("transfer size (binary units)")
 
 
+def save(plt, fig, stem):
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    for suffix in (".png", ".svg"):
+        fig.savefig(stem.with_suffix(suffix))
+    plt.close(fig)
+    return stem.with_suffix(".png")
+
+
+# ----------------------------------------------------------------------- bandwidth (01, 04)
+
 def bandwidth_series(result_set):
-    """{(lesson, variant, direction): [(bytes, GB/s), ...]} for every bandwidth sweep."""
+    """{(lesson, variant, direction): [(bytes, GB/s), ...]} for every bandwidth sweep; the
+    both-at-once sweep's directions are labelled as such."""
     series = {}
-    for r in result_set.select(experiment="bandwidth"):
-        key = (r["lesson"], r["variant"], r["direction"])
-        series.setdefault(key, []).append((r["bytes"], r["gbps"]))
+    for experiment in ("bandwidth", "bandwidth_bidirectional"):
+        for r in result_set.select(experiment=experiment):
+            if r["direction"] == "both":
+                continue  # the sum of the two directions: a different quantity
+            variant = r["variant"] + (", both at once" if experiment != "bandwidth" else "")
+            key = (r["lesson"], variant, r["direction"])
+            series.setdefault(key, []).append((r["bytes"], r["gbps"]))
     return {k: sorted(v) for k, v in series.items()}
 
 
@@ -157,40 +206,165 @@ def plot_bandwidth(plt, result_set, out):
     ax.set_title(result_set.title("Host-device copy bandwidth by transfer size "
                                   "(median; solid H2D, dashed D2H)"))
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=10)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=9)
     return save(plt, fig, out / result_set.slug / "bandwidth")
 
 
-def plot_phases(plt, result_set, out):
-    """Lesson 01: where the time of one synchronous c = a + b goes, on the GPU and on the CPU."""
-    phases = ("h2d", "kernel", "d2h")
-    gpu = {r["variant"]: r["median_ms"] for r in result_set.select(
-        lesson="01_sync_copy", experiment="phases") if r["params"].get("clock") == "gpu_event"}
-    host = {r["variant"]: r["median_ms"] for r in result_set.select(
-        lesson="01_sync_copy", experiment="phases") if r["params"].get("clock") == "host"}
-    if not all(p in gpu and p in host for p in phases):
-        return None
-    fig, ax = plt.subplots(figsize=(10, 4.5))
-    total = max(sum(gpu[p] for p in phases), sum(host[p] for p in phases))
-    colours = {"h2d": "tab:blue", "kernel": "tab:green", "d2h": "tab:orange"}
-    for row, (label, times, hatch) in enumerate((("GPU busy (events)", gpu, None),
-                                                 ("CPU blocked (host clock)", host, "//"))):
-        start = 0.0
-        for p in phases:
-            ax.barh(row, times[p], left=start, color=colours[p], hatch=hatch, edgecolor="white",
-                    label=p if row == 0 else None)
-            if times[p] > 0.04 * total:  # label only the segments wide enough to hold one
-                ax.text(start + times[p] / 2, row, f"{times[p]:.1f}", ha="center",
-                        va="center", fontsize=11)
-            start += times[p]
-    ax.set_yticks([0, 1])
-    ax.set_yticklabels(["GPU busy (events)", "CPU blocked (host clock)"])
-    ax.invert_yaxis()
-    ax.set_xlabel("time (ms, median)")
-    ax.set_title(result_set.title("01_sync_copy: c = a + b with blocking cudaMemcpy"))
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=3)
-    return save(plt, fig, out / result_set.slug / "phases_01")
+# --------------------------------------------------------------------- phases (01 and 05)
 
+def phase_bars(result_set):
+    """[(label, [(what the CPU was doing, ms), ...]), ...] from lessons 01 and 05."""
+    bars = []
+    host = {r["variant"]: r for r in result_set.select(lesson="01_sync_copy", experiment="phases")
+            if r["params"].get("clock") == "host"}
+    if all(p in host for p in ("h2d", "kernel", "d2h")):
+        size = binary_size(host["d2h"]["bytes"])
+        bars.append((f"01 synchronous\n({size} per vector)",
+                     [(f"blocked: {p}", host[p]["median_ms"]) for p in ("h2d", "kernel", "d2h")]))
+    demo = {r["variant"]: r for r in result_set.select(lesson="05_raii_style_c",
+                                                       experiment="demo")}
+    if all(v in demo for v in ("sync_total", "async_total", "cpu_work", "final_wait")):
+        size = binary_size(demo["sync_total"]["bytes"] // 3)
+        bars.append((f"05 synchronous\n({size} per vector)",
+                     [("blocked: copies + kernel", demo["sync_total"]["median_ms"])]))
+        cpu, wait = demo["cpu_work"]["median_ms"], demo["final_wait"]["median_ms"]
+        issuing = max(demo["async_total"]["median_ms"] - cpu - wait, 0)
+        bars.append((f"05 asynchronous\n({size} per vector)",
+                     [("issuing: calls", issuing), ("free: CPU work", cpu),
+                      ("blocked: final wait", wait)]))
+    return bars
+
+
+def plot_phases(plt, result_set, out):
+    """Where the CPU's time goes: blocked in CUDA calls, or free for its own work."""
+    bars = phase_bars(result_set)
+    if not bars:
+        return None
+    colours = {"blocked": "tab:red", "free": "tab:green", "issuing": "tab:grey"}
+    fig, ax = plt.subplots(figsize=(11, 1.4 + 1.1 * len(bars)))
+    labelled = set()
+    total = max(sum(ms for _, ms in parts) for _, parts in bars)
+    for y, (label, parts) in enumerate(bars):
+        start = 0.0
+        for what, ms in parts:
+            kind = what.split(":")[0]
+            ax.barh(y, ms, left=start, color=colours[kind], edgecolor="white",
+                    hatch="//" if kind == "blocked" else None,
+                    label=kind if kind not in labelled else None)
+            labelled.add(kind)
+            if ms > 0.06 * total:  # label only the segments wide enough to hold one
+                ax.text(start + ms / 2, y, f"{what.split(': ')[-1]}\n{ms:.1f} ms",
+                        ha="center", va="center", fontsize=9)
+            start += ms
+    ax.set_yticks(range(len(bars)))
+    ax.set_yticklabels([label for label, _ in bars])
+    ax.invert_yaxis()
+    ax.set_xlabel("time as the CPU saw it (ms, host clock, median)")
+    ax.set_title(result_set.title("Where the CPU's time goes: c = a + b, lessons 01 and 05"))
+    ax.legend(loc="upper right")
+    return save(plt, fig, out / result_set.slug / "phases")
+
+
+# ------------------------------------------------------------------------- pipeline (06)
+
+def plot_timeline(plt, result_set, out):
+    """Lesson 06's timeline: a Gantt chart per run, on one time axis, bars coloured by chunk."""
+    runs = list(dict.fromkeys(op["run"] for op in result_set.trace))
+    if not runs:
+        return None
+    chunks = max(op["chunk"] for op in result_set.trace) + 1
+    cmap = plt.get_cmap("viridis")
+    fig, axes = plt.subplots(len(runs), 1, figsize=(13, 1.6 + 1.5 * len(runs)), sharex=True,
+                             squeeze=False)
+    for ax, run in zip(axes[:, 0], runs):
+        for y, row in enumerate(TRACE_ROWS):
+            ops = [op for op in result_set.trace if op["run"] == run and op["row"] == row]
+            ax.broken_barh([(op["start_ms"], op["duration_ms"]) for op in ops], (y - 0.4, 0.8),
+                           facecolors=[cmap(op["chunk"] / max(chunks - 1, 1)) for op in ops],
+                           edgecolor="white", linewidth=0.3)
+        end = max(op["start_ms"] + op["duration_ms"] for op in result_set.trace
+                  if op["run"] == run)
+        ax.set_yticks(range(len(TRACE_ROWS)))
+        ax.set_yticklabels(TRACE_ROWS)
+        ax.invert_yaxis()
+        ax.set_title(f"{run}: {end:.1f} ms", loc="left", fontsize=11)
+        ax.grid(True, axis="x", alpha=0.3)
+    axes[-1, 0].set_xlabel("time on the GPU (ms, from each run's first operation)")
+    colourbar = fig.colorbar(plt.cm.ScalarMappable(cmap=cmap, norm=plt.Normalize(0, chunks - 1)),
+                             ax=axes[:, 0].tolist(), pad=0.01)
+    colourbar.set_label("chunk")
+    fig.suptitle(result_set.title("06_overlap_pipeline: copies and kernels as CUPTI recorded them"))
+    stem = out / result_set.slug / "timeline_06"
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    for suffix in (".png", ".svg"):  # tight_layout does not fit a shared colour bar
+        fig.savefig(stem.with_suffix(suffix), bbox_inches="tight")
+    plt.close(fig)
+    return stem.with_suffix(".png")
+
+
+def plot_efficiency_heatmap(plt, result_set, out):
+    cells = {(int(r["params"]["chunks"]), int(r["params"]["streams"])): r["params"]["efficiency"]
+             for r in result_set.select(lesson="06_overlap_pipeline", experiment="sweep_shape",
+                                        variant="depth_first")}
+    if not cells:
+        return None
+    chunks = sorted({c for c, _ in cells})
+    streams = sorted({s for _, s in cells})
+    grid = [[cells.get((c, s), float("nan")) for s in streams] for c in chunks]
+    fig, ax = plt.subplots(figsize=(8, 6.5))
+    image = ax.imshow(grid, cmap="viridis", vmin=0, vmax=1, aspect="auto")
+    for i, row in enumerate(grid):
+        for j, value in enumerate(row):
+            ax.text(j, i, f"{value:.2f}", ha="center", va="center",
+                    color="black" if value > 0.6 else "white", fontsize=11)
+    ax.set_xticks(range(len(streams)))
+    ax.set_xticklabels(streams)
+    ax.set_yticks(range(len(chunks)))
+    ax.set_yticklabels(chunks)
+    ax.set_xlabel("streams (= device buffers)")
+    ax.set_ylabel("chunks")
+    fig.colorbar(image, ax=ax, label="efficiency = bound / pipeline time")
+    sample = next(iter(result_set.select(lesson="06_overlap_pipeline", experiment="sweep_shape")))
+    ax.set_title(result_set.title(f"06: pipeline efficiency, {binary_size(sample['bytes'] // 2)}"
+                                  f", {sample['params']['iters']:g} iterations"))
+    return save(plt, fig, out / result_set.slug / "efficiency_06")
+
+
+def intensity_points(result_set):
+    """[(iterations, speed-up over serial, the most any pipeline could get), ...]."""
+    rows = result_set.select(lesson="06_overlap_pipeline", experiment="sweep_intensity")
+    by_iters = {}
+    for r in rows:
+        by_iters.setdefault(r["params"]["iters"], {})[r["variant"]] = r["median_ms"]
+    points = []
+    for iters, t in sorted(by_iters.items()):
+        if {"depth_first", "serial_pinned", "kernel_alone", "copies_alone"} <= t.keys():
+            bound = max(t["kernel_alone"], t["copies_alone"])
+            points.append((iters, t["serial_pinned"] / t["depth_first"],
+                           t["serial_pinned"] / bound))
+    return points
+
+
+def plot_intensity(plt, result_set, out):
+    points = intensity_points(result_set)
+    if not points:
+        return None
+    iters, speedup, ceiling = zip(*points)
+    fig, ax = plt.subplots(figsize=(10, 6))
+    ax.plot(iters, ceiling, color="black", linestyle="--", marker="",
+            label="bound: serial time / max(kernel alone, copies alone)")
+    ax.plot(iters, speedup, color="tab:blue", marker="o", label="pipeline: serial time / pipeline")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("kernel iterations per element (arithmetic intensity)")
+    ax.set_ylabel("speed-up over one stream, one buffer (x)")
+    ax.set_ylim(bottom=0, top=max(ceiling) * 1.2)
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="upper left")
+    ax.set_title(result_set.title("06: what overlap buys, from copy-bound to compute-bound"))
+    return save(plt, fig, out / result_set.slug / "intensity_06")
+
+
+# ------------------------------------------------------------------------ across GPUs
 
 def plot_bandwidth_comparison(plt, result_sets, out):
     """Every GPU's sweeps on one figure: one series per GPU, memory kind and direction."""
@@ -210,29 +384,59 @@ def plot_bandwidth_comparison(plt, result_sets, out):
     ax.set_ylim(bottom=0)
     ax.set_title("Host-device copy bandwidth across GPUs (median; solid H2D, dashed D2H)")
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=9)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
     return save(plt, fig, out / "compare" / "bandwidth")
 
 
-def save(plt, fig, stem):
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    fig.tight_layout()
-    for suffix in (".png", ".svg"):
-        fig.savefig(stem.with_suffix(suffix), dpi=150)
-    plt.close(fig)
-    return stem.with_suffix(".png")
+def plot_pipeline_comparison(plt, result_sets, out):
+    """Every GPU's pipeline: efficiency per regime, and speed-up by intensity."""
+    with_pipeline = [s for s in result_sets if s.select(lesson="06_overlap_pipeline")]
+    if not with_pipeline:
+        return None
+    fig, (bars_ax, lines_ax) = plt.subplots(1, 2, figsize=(15, 6))
+    regimes = ("copy-bound", "balanced", "compute-bound")
+    width = 0.8 / len(with_pipeline)
+    for i, result_set in enumerate(with_pipeline):
+        efficiency = {r["params"].get("regime"): r["params"]["efficiency"]
+                      for r in result_set.select(lesson="06_overlap_pipeline",
+                                                 experiment="regimes", variant="depth_first")}
+        bars_ax.bar([x + i * width for x in range(len(regimes))],
+                    [efficiency.get(r, 0) for r in regimes], width, label=result_set.label)
+        points = intensity_points(result_set)
+        if points:
+            iters, speedup, _ = zip(*points)
+            lines_ax.plot(iters, speedup, marker="o", label=result_set.label)
+    bars_ax.axhline(1, color="black", linestyle="--", linewidth=1)
+    bars_ax.set_xticks([x + width * (len(with_pipeline) - 1) / 2 for x in range(len(regimes))])
+    bars_ax.set_xticklabels(regimes)
+    bars_ax.set_ylabel("efficiency = bound / pipeline time")
+    bars_ax.set_ylim(0, 1.15)
+    bars_ax.set_title("efficiency by regime")
+    bars_ax.legend(loc="lower right", fontsize=9)
+    lines_ax.set_xscale("log", base=2)
+    lines_ax.set_xlabel("kernel iterations per element")
+    lines_ax.set_ylabel("speed-up over one stream, one buffer (x)")
+    lines_ax.set_ylim(bottom=0)
+    lines_ax.set_title("speed-up by arithmetic intensity")
+    lines_ax.grid(True, alpha=0.3)
+    lines_ax.legend(loc="upper left", fontsize=9)
+    fig.suptitle("06_overlap_pipeline across GPUs")
+    return save(plt, fig, out / "compare" / "pipeline")
 
+
+# -------------------------------------------------------------------------------- main
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", default="results", type=pathlib.Path)
     parser.add_argument("--out", default="plots/out", type=pathlib.Path)
+    parser.add_argument("--dpi", default=150, type=int, help="PNG resolution (docs/ uses 70)")
     args = parser.parse_args()
 
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    plt.rcParams.update({"font.size": 12, "axes.titlesize": 13})
+    plt.rcParams.update({"font.size": 12, "axes.titlesize": 13, "savefig.dpi": args.dpi})
 
     try:
         result_sets = find_result_sets(args.results)
@@ -243,9 +447,11 @@ def main():
                  "machine, or plot the shipped ones with PLOTS_RESULTS=results/reference")
     written = []
     for result_set in result_sets:
-        written += [plot_bandwidth(plt, result_set, args.out),
-                    plot_phases(plt, result_set, args.out)]
+        for figure in (plot_bandwidth, plot_phases, plot_timeline, plot_efficiency_heatmap,
+                       plot_intensity):
+            written.append(figure(plt, result_set, args.out))
     written.append(plot_bandwidth_comparison(plt, result_sets, args.out))
+    written.append(plot_pipeline_comparison(plt, result_sets, args.out))
     for path in filter(None, written):
         print(f"plots: wrote {path}")
 

@@ -154,15 +154,53 @@ if [ "$has_gpu" -eq 0 ]; then
     fi
 fi
 
-# --- 6. the plots, from the shipped reference results ---------------------------------------
-run env PLOTS_OUT="$scratch/plots" PLOTS_RESULTS="results/reference" scripts/plots.sh
-pngs=$(find "$scratch/plots" -name '*.png' -size +1k 2>/dev/null | wc -l)
-if [ "$rc" -eq 0 ] && [ "$pngs" -gt 0 ]; then
-    pass "plots: the reference results draw ($pngs PNGs)"
-elif [ "$rc" -eq 3 ] && [ "${REQUIRE_PLOTS:-0}" != 1 ]; then
-    skip "plots: the reference results draw" "$(head -n 1 "$scratch/err")"
+# --- 6. the plots: the shipped reference, two GPUs side by side, and files that cannot be read --
+plots() { run env PLOTS_OUT="$scratch/plots-$1" PLOTS_RESULTS="$2" scripts/plots.sh; }
+pngs() { find "$scratch/plots-$1" -name '*.png' -size +1k 2>/dev/null | wc -l; }
+plots reference results/reference
+if [ "$rc" -eq 3 ] && [ "${REQUIRE_PLOTS:-0}" != 1 ]; then
+    skip "plots: every figure" "$(head -n 1 "$scratch/err")"
 else
-    fail "plots: the reference results draw" "exit $rc, $pngs PNGs: $(tail -n 3 "$scratch/err")"
+    # bandwidth, phases, timeline, efficiency, intensity, and the two comparisons
+    if [ "$rc" -eq 0 ] && [ "$(pngs reference)" -eq 7 ]; then
+        pass "plots: the reference results draw all 7 figures"
+    else
+        fail "plots: the reference results draw all 7 figures" "exit $rc, $(pngs reference) PNGs: $(tail -n 3 "$scratch/err")"
+    fi
+
+    # Two GPUs: the reference under two names, so the comparison draws two series of everything.
+    for gpu in "GPU A" "GPU B"; do
+        dir="$scratch/two/${gpu// /-}"
+        mkdir -p "$dir" && cp results/reference/nvidia-h200/* "$dir/"
+        sed -i "s/^gpu: .*/gpu: $gpu/" "$dir/meta.txt"
+    done
+    plots two "$scratch/two"
+    if [ "$rc" -eq 0 ] && [ "$(pngs two)" -eq 12 ] && grep -q 'compare/pipeline.png' "$scratch/out"; then
+        pass "plots: two GPUs draw 5 figures each and the comparisons"
+    else
+        fail "plots: two GPUs draw 5 figures each and the comparisons" "exit $rc, $(pngs two) PNGs"
+    fi
+
+    # Files that cannot be read: one line naming the file, no traceback.
+    for case in header fields number trace missing; do
+        dir="$scratch/bad-$case"
+        mkdir -p "$dir"
+        good=results/reference/nvidia-h200/01_sync_copy.csv
+        case $case in
+            header) { echo "a,b,c"; tail -n +2 "$good"; } >"$dir/x.csv" ;;
+            fields) { head -n 2 "$good"; echo "01_sync_copy,phases,h2d"; } >"$dir/x.csv" ;;
+            number) head -n 2 "$good" | sed '2s/,20,[0-9.]*,/,20,fast,/' >"$dir/x.csv" ;;
+            trace) { cp "$good" "$dir/"; echo "run,row" >"$dir/06_overlap_pipeline_trace.csv"; } ;;
+            missing) rmdir "$dir" ;;
+        esac
+        plots "bad-$case" "$dir"
+        if [ "$rc" -eq 1 ] && [ "$(lines "$scratch/err")" -eq 1 ] && grep -q '^plots: ' "$scratch/err" &&
+            ! grep -q Traceback "$scratch/err"; then
+            pass "plots: a $case problem gives one line, no traceback"
+        else
+            fail "plots: a $case problem gives one line, no traceback" "exit $rc: $(head -c 300 "$scratch/err")"
+        fi
+    done
 fi
 
 echo "tests: $passed passed, $failed failed, $skipped skipped"
