@@ -127,7 +127,13 @@ $(BUILD)/tests/test_common: tests/test_common.c common/common.c common/common.h
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) $(TEST_CFLAGS) -o $@ tests/test_common.c common/common.c -lm
 
-test: $(PROGRAMS) $(BUILD)/tests/test_common
+# The same tests without the sanitizers, for valgrind, which cannot run sanitized programs.
+$(BUILD)/tests/test_common_plain: tests/test_common.c common/common.c common/common.h
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) $(filter-out -fsanitize% -fno-sanitize%,$(TEST_CFLAGS)) -o $@ \
+		tests/test_common.c common/common.c -lm
+
+test: $(PROGRAMS) $(BUILD)/tests/test_common $(BUILD)/tests/test_common_plain
 	$(Q)MAKE="$(MAKE)" tests/run_tests.sh $(LESSONS)
 
 sanitize: $(PROGRAMS)

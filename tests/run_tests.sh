@@ -26,6 +26,30 @@ run() {
 }
 lines() { grep -c '' "$1"; }
 
+# try_bad PROGRAM NAME ARG...: true when PROGRAM ARG... exits 2 within 10 s, printing nothing on
+# stdout and exactly one line on stderr, which names NAME.
+try_bad() {
+    local program=$1 name=$2
+    shift 2
+    run timeout 10 "$program" "$@"
+    [ "$rc" -eq 2 ] && [ ! -s "$scratch/out" ] && [ "$(lines "$scratch/err")" -eq 1 ] &&
+        grep -q -- "$name" "$scratch/err"
+}
+
+# Values every flag of a kind must refuse: signs, fractions, junk, other bases, units that are
+# not binary, overflow, out of range, blanks, and text that looks like a flag.
+bad_values() {
+    case $1 in
+        bytes_bad) printf '%s\n' -1 0 12abc 64KB 1.5M 0x100 " 64" +64 99999999999999999999G 2T "" 1P --reps ;;
+        count_bad) printf '%s\n' -1 1.5 12abc 99999999999999999999 4294967296 "" 1e3 0x10 " 3" +3 "3 4" --size ;;
+        path_bad) printf '%s\n' "" ;;
+    esac
+}
+good_value() {
+    case $1 in bytes_bad) echo 64K ;; count_bad) echo 1 ;; path_bad) echo x.csv ;; esac
+}
+bad_inputs=0
+
 # --- 1. common/ under AddressSanitizer and UBSan --------------------------------------------
 run build/tests/test_common
 while read -r verdict name detail; do
@@ -36,6 +60,35 @@ while read -r verdict name detail; do
 done <"$scratch/out"
 if [ "$rc" -ne 0 ] && ! grep -q '^FAIL' "$scratch/out"; then
     fail "common: test_common" "exit $rc without a FAIL line (crash or sanitizer report): $(tail -n 3 "$scratch/err")"
+fi
+
+# --- 1b. the host code under valgrind: the unit tests, and each program's paths that run without
+# a GPU (on a GPU machine, the driver's own allocations would drown the report).
+if ! command -v valgrind >/dev/null; then
+    skip "valgrind: host code" "valgrind is not installed"
+else
+    vg() { run valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "$@"; }
+    vg build/tests/test_common_plain
+    if [ "$rc" -eq 0 ] && ! grep -q '^FAIL' "$scratch/out"; then
+        pass "valgrind: the unit tests of common/ are clean"
+    else
+        fail "valgrind: the unit tests of common/ are clean" "exit $rc: $(head -n 3 "$scratch/err")"
+    fi
+    for lesson in "$@"; do
+        clean=0 want=2
+        vg "build/bin/$lesson" --help && [ "$rc" -eq 0 ] && clean=$((clean + 1))
+        vg "build/bin/$lesson" --size 12abc && [ "$rc" -eq 2 ] && clean=$((clean + 1))
+        if [ "$has_gpu" -eq 0 ]; then
+            want=3
+            # shellcheck disable=SC2046
+            vg "build/bin/$lesson" $(small_args "$lesson") && [ "$rc" -eq 77 ] && clean=$((clean + 1))
+        fi
+        if [ "$clean" -eq "$want" ]; then
+            pass "valgrind: $lesson's paths without a GPU are clean ($want)"
+        else
+            fail "valgrind: $lesson's paths without a GPU are clean" "exit $rc: $(head -n 3 "$scratch/err")"
+        fi
+    done
 fi
 
 # --- 2. every program: command line, no-GPU path, and a small verified run ------------------
@@ -49,15 +102,34 @@ for lesson in "$@"; do
         fail "$lesson: --help" "exit $rc, want 0 and a usage line"
     fi
 
-    # Each bad command line: exit 2 and exactly one line on stderr that names the flag.
-    for bad in "--no-such-flag" "--size 12abc" "--size -1" "--reps 0" "--reps 99999999999999999999" "--device x" "--size"; do
-        flag=${bad%% *}
-        # shellcheck disable=SC2086 # the bad arguments are split on purpose
-        run "$bin" $bad
-        if [ "$rc" -eq 2 ] && [ "$(lines "$scratch/err")" -eq 1 ] && grep -q -- "$flag" "$scratch/err"; then
-            pass "$lesson: refuses '$bad'"
+    # Every flag the program lists in --help, fed the bad values of its kind, with no value, and
+    # twice: each must exit 2 with exactly one line on stderr that names it, and nothing on stdout.
+    while read -r flag meta; do
+        case $meta in
+            BYTES) kind=bytes_bad ;;
+            PATH | PREFIX) kind=path_bad ;;
+            *) kind=count_bad ;;
+        esac
+        refused=0 wrong=
+        while IFS= read -r value; do
+            if try_bad "$bin" "$flag" "$flag" "$value"; then refused=$((refused + 1)); else wrong+=" '$value'"; fi
+        done < <(bad_values "$kind")
+        try_bad "$bin" "$flag" "$flag" && refused=$((refused + 1)) || wrong+=" (no value)"
+        try_bad "$bin" "$flag" "$flag" "$(good_value "$kind")" "$flag" "$(good_value "$kind")" &&
+            refused=$((refused + 1)) || wrong+=" (given twice)"
+        bad_inputs=$((bad_inputs + refused))
+        if [ -z "$wrong" ]; then
+            pass "$lesson: $flag refuses $refused bad inputs"
         else
-            fail "$lesson: refuses '$bad'" "exit $rc, $(lines "$scratch/err") stderr lines, want exit 2 and one line naming $flag"
+            fail "$lesson: $flag refuses bad inputs" "not refused with one line:$wrong"
+        fi
+    done < <("$bin" --help | sed -n 's/^  \(--[a-z-]*\) \([A-Z0-9|][A-Z0-9|]*\) .*/\1 \2/p')
+    for stray in --no-such-flag stray -; do
+        if try_bad "$bin" "$stray" "$stray"; then
+            bad_inputs=$((bad_inputs + 1))
+            pass "$lesson: refuses '$stray'"
+        else
+            fail "$lesson: refuses '$stray'" "exit $rc, $(lines "$scratch/err") stderr lines"
         fi
     done
 
@@ -77,6 +149,7 @@ for lesson in "$@"; do
     if [ "$has_gpu" -eq 0 ]; then
         skip "$lesson: small run on the GPU verifies" "no GPU here"
         skip "$lesson: CSV rows follow the schema" "no GPU here"
+        skip "$lesson: a request larger than the machine fails first" "no GPU here"
         continue
     fi
     csv=$scratch/$lesson.csv
@@ -91,6 +164,15 @@ for lesson in "$@"; do
         pass "$lesson: CSV rows follow the schema"
     else
         fail "$lesson: CSV rows follow the schema" "${problems:-no CSV written}"
+    fi
+
+    # 1 TiB per buffer fits no GPU of today: refused before anything is allocated, with the sizes.
+    run timeout 60 "$bin" --size 1T
+    if [ "$rc" -eq 1 ] && [ "$(lines "$scratch/err")" -eq 1 ] &&
+        grep -q 'needs .* but only .*choose a smaller --size' "$scratch/err"; then
+        pass "$lesson: a request larger than the machine fails first, with the sizes"
+    else
+        fail "$lesson: a request larger than the machine fails first" "exit $rc: $(head -c 300 "$scratch/err")"
     fi
 done
 
@@ -203,5 +285,6 @@ else
     done
 fi
 
+echo "bad command lines tried: $bad_inputs, each refused with exit 2 and one line"
 echo "tests: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
