@@ -188,13 +188,13 @@ static struct stats time_copies(void *dst, const void *src, size_t bytes, enum c
 
 static int pageable_sweep(size_t max_bytes, int reps, struct csv *csv)
 {
-    unsigned char *h_src = malloc(max_bytes), *h_dst = malloc(max_bytes);
+    float *h_src = malloc(max_bytes), *h_dst = malloc(max_bytes);
     double *samples = malloc((size_t)reps * sizeof *samples);
     if (!h_src || !h_dst || !samples) {
         fprintf(stderr, "%s: malloc of 2 x %zu bytes failed\n", program_name, max_bytes);
         return EXIT_ERROR;
     }
-    fill_random((float *)h_src, max_bytes / sizeof(float), 3);
+    fill_random(h_src, max_bytes / sizeof(float), 3);
     void *d_buf;
     CUDA_CHECK(cudaMalloc(&d_buf, max_bytes));
 

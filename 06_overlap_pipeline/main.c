@@ -256,7 +256,7 @@ static void record(const struct rig *r, const char *experiment, const char *vari
 /* Runs the pipeline, the serial version and the two halves of the bound for one shape. */
 static struct outcome evaluate(const struct rig *r, const struct shape *p, bool both_orders)
 {
-    struct outcome o;
+    struct outcome o = {.bound = 0};
     struct shape serial = *p;
     serial.streams = serial.buffers = 1;
     serial.breadth_first = false;

@@ -379,6 +379,7 @@ int csv_open(struct csv *csv, const char *path, const char *lesson, const struct
     char first_line[512] = "";
     rewind(csv->file);
     if (!fgets(first_line, sizeof first_line, csv->file)) {
+        fseek(csv->file, 0, SEEK_END);
         fprintf(csv->file, "%s\n", CSV_HEADER);
         return 0;
     }
