@@ -6,6 +6,7 @@
 #if HAVE_CUPTI
 
 #include <cupti.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -32,7 +33,7 @@ struct issued { /* one copy or kernel, in the order the program issued it */
     unsigned run, chunk;
 };
 
-enum { MAX_RUNS = 8, RECORD_BUFFER_BYTES = 8u << 20 };
+enum { MAX_RUNS = 8, RECORD_BUFFER_BYTES = 4u << 20, POOLED_BUFFERS = 4 };
 static struct {
     bool recording;
     struct operation *ops;
@@ -82,10 +83,52 @@ static void keep_operation(enum row row, uint64_t start, uint64_t end, uint64_t 
     tl.ops[tl.n_ops++] = (struct operation){row, start, end, bytes, correlation, stream};
 }
 
-/* CUPTI asks for somewhere to write records, then hands each full buffer back. */
+/* The buffers CUPTI writes its records into. A fresh buffer's pages are touched for the first
+ * time by CUPTI, inside the CUDA call that needed it (about half a millisecond per MiB on the
+ * H200's host, lesson 04), which delays that call and shows up on the timeline as a gap that is
+ * not there untraced. So every buffer is allocated and touched before recording starts, and handed back to
+ * the pool when CUPTI is done with it. CUPTI asks from the thread making CUDA calls and returns
+ * buffers from its own thread, hence the lock. */
+static struct {
+    pthread_mutex_t lock;
+    uint8_t *free[POOLED_BUFFERS];
+    unsigned n_free;
+} pool = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static uint8_t *touched_buffer(void)
+{
+    uint8_t *buffer = aligned_alloc(8, RECORD_BUFFER_BYTES);
+    if (buffer)
+        memset(buffer, 0, RECORD_BUFFER_BYTES);
+    return buffer;
+}
+
+static int pool_fill(void)
+{
+    while (pool.n_free < POOLED_BUFFERS) {
+        uint8_t *buffer = touched_buffer();
+        if (!buffer) {
+            fprintf(stderr, "%s: timeline: out of memory for record buffers\n", program_name);
+            return -1;
+        }
+        pool.free[pool.n_free++] = buffer;
+    }
+    return 0;
+}
+
+static void pool_empty(void)
+{
+    while (pool.n_free)
+        free(pool.free[--pool.n_free]);
+}
+
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
-    *buffer = aligned_alloc(8, RECORD_BUFFER_BYTES);
+    pthread_mutex_lock(&pool.lock);
+    *buffer = pool.n_free ? pool.free[--pool.n_free] : NULL;
+    pthread_mutex_unlock(&pool.lock);
+    if (!*buffer) /* more in flight than the pool holds: slower, still correct */
+        *buffer = touched_buffer();
     *size = *buffer ? RECORD_BUFFER_BYTES : 0;
     *max_records = 0; /* as many as fit */
 }
@@ -113,7 +156,12 @@ static void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uin
     if (cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS &&
         dropped)
         tl.overflowed = true;
-    free(buffer);
+    pthread_mutex_lock(&pool.lock);
+    if (pool.n_free < POOLED_BUFFERS)
+        pool.free[pool.n_free++] = buffer;
+    else
+        free(buffer);
+    pthread_mutex_unlock(&pool.lock);
 }
 
 static const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
@@ -124,11 +172,22 @@ bool timeline_available(void)
     return true;
 }
 
-int timeline_start(void)
+static int start_recording(void)
 {
     CUPTI_TRY(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed));
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         CUPTI_TRY(cuptiActivityEnable(kinds[i]));
+    return 0;
+}
+
+int timeline_start(void)
+{
+    if (pool_fill())
+        return -1;
+    if (start_recording()) {
+        pool_empty();
+        return -1;
+    }
     tl.recording = true;
     return 0;
 }
@@ -179,6 +238,7 @@ int timeline_write(const char *prefix, unsigned long *operations)
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         CUPTI_TRY(cuptiActivityDisable(kinds[i]));
     tl.recording = false;
+    pool_empty(); /* the flush handed every buffer back */
     if (tl.overflowed) {
         fprintf(stderr, "%s: timeline: records were lost (out of memory)\n", program_name);
         return -1;

@@ -1,7 +1,9 @@
 """Checks lesson 06's timeline: PREFIX.json parses as a Chrome trace and PREFIX.csv matches it;
 each run (a serial and a pipelined one) has exactly one H2D copy, one kernel and one D2H copy per
 chunk, in one stream and in that order in time, which a wrong pairing of CUPTI's records with
-chunks would break. Prints one line per problem.
+chunks would break; and the serial run keeps the GPU busy (no gap over 1 ms between one operation
+and the next), as it does untraced, so the recorder adds no delay of its own. Prints one line per
+problem.
 
 usage: python3 tests/check_trace.py PREFIX CHUNKS       exit 0 when the timeline is right
 """
@@ -44,6 +46,14 @@ def problems(prefix, chunks):
         if (copy_in["ts"] + copy_in["dur"] > kernel["ts"] + slack or
                 kernel["ts"] + kernel["dur"] > copy_out["ts"] + slack):
             yield f"run {run}, chunk {chunk}: copy in, kernel and copy out overlap or are out of order"
+    serial = [e["pid"] for e in events
+              if e.get("name") == "process_name" and e["args"]["name"].startswith("serial")]
+    in_order = sorted((e for e in operations if e["pid"] in serial), key=lambda e: e["ts"])
+    for before, after in zip(in_order, in_order[1:]):
+        idle_us = after["ts"] - (before["ts"] + before["dur"])
+        if idle_us > 1000:
+            yield (f"serial run: the GPU idles {idle_us / 1000:.1f} ms before {after['name']}, "
+                   f"which the recording itself must have caused")
     with open(prefix + ".csv", newline="") as f:
         rows = list(csv.DictReader(f))
     if len(rows) != len(operations):
