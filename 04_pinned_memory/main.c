@@ -245,7 +245,9 @@ static void sweep_kind(enum memory_kind kind, struct sweep *sw, const struct dev
         snprintf(params, sizeof params, "clock=gpu_event;call=cudaMemcpyAsync;copies=%d",
                  copies_per_sample(bytes));
 
-        CUDA_CHECK(cudaMemset(d->data, 0xff, bytes));
+        /* In the timed stream: it is non-blocking, so it would not wait for a cudaMemset in the
+         * default stream, which could then land on top of the copies. */
+        CUDA_CHECK(cudaMemsetAsync(d->data, 0xff, bytes, t->stream));
         struct stats up = time_copies(d->data, src, bytes, cudaMemcpyHostToDevice, t);
         expect_reference(d->data, d, bytes, "H2D copy");
         memset(dst, 0xff, bytes);
@@ -275,6 +277,8 @@ static void sweep_both_directions(struct sweep *sw, const struct device_buffers 
     for (int s = 0; s < sw->n_sizes; s++) {
         size_t bytes = sw->sizes[s];
         int copies = copies_per_sample(bytes);
+        CUDA_CHECK(cudaMemsetAsync(d->data, 0xff, bytes, t->stream)); /* else it holds the
+                                                                           reference already */
         memset(dst, 0xff, bytes);
         for (int rep = -1; rep < t->reps; rep++) {
             CUDA_CHECK(cudaEventRecord(t->start, t->stream));
@@ -488,7 +492,7 @@ static void zero_copy(size_t bytes, const struct timing *t)
     struct stats sparse = time_kernel_or_copy(src_view, d_a, n_sparse, stride, NULL, NULL, 0, t);
     CUDA_CHECK(cudaMemcpy(h_dst, d_a, n_sparse * sizeof(float), cudaMemcpyDeviceToHost));
     expect_gathered(h_dst, h_src, n_sparse, stride, "sparse read of mapped memory");
-    CUDA_CHECK(cudaMemset(d_a, 0xff, bytes));
+    CUDA_CHECK(cudaMemsetAsync(d_a, 0xff, bytes, t->stream)); /* the stream the gather runs in */
     struct stats copy_all = time_kernel_or_copy(d_b, d_a, n_sparse, stride, h_src, d_b, bytes, t);
     CUDA_CHECK(cudaMemcpy(h_dst, d_a, n_sparse * sizeof(float), cudaMemcpyDeviceToHost));
     expect_gathered(h_dst, h_src, n_sparse, stride, "copy, then gather");

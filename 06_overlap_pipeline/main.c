@@ -594,6 +594,8 @@ int main(int argc, char **argv)
         CUDA_CHECK(cudaMemset(r.d_ring[b], 0, ring_elems * sizeof(unsigned)));
         CUDA_CHECK(cudaEventCreateWithFlags(&r.buffer_free[b], cudaEventDisableTiming));
     }
+    CUDA_CHECK(cudaDeviceSynchronize()); /* the streams below are non-blocking: they would not
+                                            wait for those memsets */
     for (size_t s = 0; s < STREAMS_CREATED; s++) {
         CUDA_CHECK(cudaStreamCreateWithFlags(&r.streams[s], cudaStreamNonBlocking));
         CUDA_CHECK(cudaEventCreateWithFlags(&r.joined[s], cudaEventDisableTiming));
