@@ -293,7 +293,9 @@ def plot_timeline(plt, result_set, out):
     colourbar = fig.colorbar(plt.cm.ScalarMappable(cmap=cmap, norm=plt.Normalize(0, chunks - 1)),
                              ax=axes[:, 0].tolist(), pad=0.01)
     colourbar.set_label("chunk")
-    fig.suptitle(result_set.title("06_overlap_pipeline: copies and kernels as CUPTI recorded them"))
+    # Above the runs' own titles, which sit at the top left of each panel.
+    fig.suptitle(result_set.title("06_overlap_pipeline: copies and kernels as CUPTI recorded them"),
+                 y=1.04)
     stem = out / result_set.slug / "timeline_06"
     stem.parent.mkdir(parents=True, exist_ok=True)
     for suffix in (".png", ".svg"):  # tight_layout does not fit a shared colour bar
