@@ -194,21 +194,39 @@ static void verify(const unsigned *in, const unsigned *out, size_t n, unsigned i
     }
 }
 
-/* One warm-up run, reps timed runs, the last after poisoning the output, then the check. */
-static struct stats measure(const struct rig *r, const struct shape *p, enum work_kind kind,
-                            const char *what)
+/* Runs that are compared with each other, timed in turns: a warm-up of each, then rep 1 of
+ * each, rep 2 of each, and so on. Copy speed wanders by a few percent from one second to the next
+ * (lesson 04); timed one after the other, a pipeline and its bound could meet different speeds,
+ * and their ratio would wander with them. Each pipelined run's last rep starts from a poisoned
+ * output and is checked at once, before the next run overwrites it. */
+enum { MAX_TURNS = 5 }; /* depth-first, breadth-first, serial, kernel alone, copies alone */
+
+struct turn {
+    const struct shape *shape;
+    enum work_kind kind;
+    const char *what;
+};
+
+static void measure_in_turns(const struct rig *r, const struct turn *turns, size_t n,
+                             struct stats *results)
 {
-    nvtxRangePushA(what);
-    run_once(r, p, kind, false);
+    for (size_t t = 0; t < n; t++)
+        run_once(r, turns[t].shape, turns[t].kind, false);
     for (int rep = 0; rep < r->reps; rep++) {
-        if (kind == PIPELINE && rep == r->reps - 1)
-            memset(r->h_out, 0xff, p->n * sizeof(unsigned));
-        r->samples[rep] = run_once(r, p, kind, false);
+        for (size_t t = 0; t < n; t++) {
+            const struct shape *p = turns[t].shape;
+            bool checked = turns[t].kind == PIPELINE && rep == r->reps - 1;
+            if (checked)
+                memset(r->h_out, 0xff, p->n * sizeof(unsigned));
+            nvtxRangePushA(turns[t].what);
+            r->samples[t * (size_t)r->reps + (size_t)rep] = run_once(r, p, turns[t].kind, false);
+            nvtxRangePop();
+            if (checked)
+                verify(r->h_in, r->h_out, p->n, p->iters, turns[t].what);
+        }
     }
-    nvtxRangePop();
-    if (kind == PIPELINE)
-        verify(r->h_in, r->h_out, p->n, p->iters, what);
-    return stats_summarize(r->samples, (size_t)r->reps);
+    for (size_t t = 0; t < n; t++)
+        results[t] = stats_summarize(r->samples + t * (size_t)r->reps, (size_t)r->reps);
 }
 
 /* Lesson 01's way, for comparison: pageable memory, blocking copies, one buffer. Host clock. */
@@ -260,15 +278,23 @@ static struct outcome evaluate(const struct rig *r, const struct shape *p, bool 
     struct shape serial = *p;
     serial.streams = serial.buffers = 1;
     serial.breadth_first = false;
-    o.pipeline = measure(r, p, PIPELINE, "pipeline, depth-first");
-    if (both_orders) {
-        struct shape breadth = *p;
-        breadth.breadth_first = true;
-        o.breadth = measure(r, &breadth, PIPELINE, "pipeline, breadth-first");
-    }
-    o.serial = measure(r, &serial, PIPELINE, "serial: one stream, one buffer");
-    o.kernel = measure(r, p, KERNEL_ALONE, "kernel alone");
-    o.copies = measure(r, p, COPIES_ALONE, "copies alone, both directions at once");
+    struct shape breadth = *p;
+    breadth.breadth_first = true;
+    const struct turn turns[MAX_TURNS] = {
+        {p, PIPELINE, "pipeline, depth-first"},
+        {&serial, PIPELINE, "serial: one stream, one buffer"},
+        {p, KERNEL_ALONE, "kernel alone"},
+        {p, COPIES_ALONE, "copies alone, both directions at once"},
+        {&breadth, PIPELINE, "pipeline, breadth-first"},
+    };
+    struct stats results[MAX_TURNS];
+    measure_in_turns(r, turns, both_orders ? 5 : 4, results);
+    o.pipeline = results[0];
+    o.serial = results[1];
+    o.kernel = results[2];
+    o.copies = results[3];
+    if (both_orders)
+        o.breadth = results[4];
     o.bound = fmax(o.kernel.median, o.copies.median);
     o.efficiency = o.bound / o.pipeline.median;
     return o;
@@ -300,8 +326,11 @@ static unsigned balanced_iters(const struct rig *r, const struct shape *p)
 {
     struct shape probe = *p;
     probe.iters = 256;
-    double kernel_ms = measure(r, &probe, KERNEL_ALONE, "calibration: kernel alone").median;
-    double copies_ms = measure(r, &probe, COPIES_ALONE, "calibration: copies alone").median;
+    const struct turn turns[] = {{&probe, KERNEL_ALONE, "calibration: kernel alone"},
+                                 {&probe, COPIES_ALONE, "calibration: copies alone"}};
+    struct stats results[2];
+    measure_in_turns(r, turns, 2, results);
+    double kernel_ms = results[0].median, copies_ms = results[1].median;
     double iters = probe.iters * copies_ms / kernel_ms;
     return iters < 1 ? 1 : iters > 1e6 ? 1000000u : (unsigned)iters;
 }
@@ -582,7 +611,7 @@ int main(int argc, char **argv)
         return rc;
 
     struct rig r = {.ring_buffers = ring_buffers, .reps = args.reps, .csv = &csv};
-    r.samples = malloc((size_t)args.reps * sizeof *r.samples);
+    r.samples = malloc((size_t)args.reps * MAX_TURNS * sizeof *r.samples);
     if (!r.samples) {
         fprintf(stderr, "%s: out of host memory for %d samples\n", program_name, args.reps);
         return EXIT_ERROR;
