@@ -15,7 +15,8 @@
  *      managed memory with prefetching (lecture 7.6).
  *
  * Times are events around the GPU work (a fork-join of the streams, lesson 03), except the
- * synchronous baseline's, which blocks the host anyway: host clock. Every output element of every
+ * synchronous baseline's, which blocks the host anyway: host clock. Runs compared with each other
+ * are timed in turns, so that all of them see the same link. Every output element of every
  * pipelined, serial and synchronous run is checked.
  */
 #include "common.h"

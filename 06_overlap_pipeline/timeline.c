@@ -84,9 +84,9 @@ static void keep_operation(enum row row, uint64_t start, uint64_t end, uint64_t 
 }
 
 /* The buffers CUPTI writes its records into. A fresh buffer's pages are touched for the first
- * time by CUPTI, inside the CUDA call that needed it (about half a millisecond per MiB on the
- * H200's host, lesson 04), which delays that call and shows up on the timeline as a gap that is
- * not there untraced. So every buffer is allocated and touched before recording starts, and handed back to
+ * time by CUPTI, inside the CUDA call that needed it (0.5 to 0.7 ms per MiB on the H200's host,
+ * lesson 04), which delays that call and shows up on the timeline as a gap that is not there
+ * untraced. So every buffer is allocated and touched before recording starts, and handed back to
  * the pool when CUPTI is done with it. CUPTI asks from the thread making CUDA calls and returns
  * buffers from its own thread, hence the lock. */
 static struct {
