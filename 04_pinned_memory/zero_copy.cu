@@ -1,13 +1,7 @@
 /* zero_copy.cu - lesson 04's kernels; see zero_copy.h. */
 #include "zero_copy.h"
 
-static const unsigned threads_per_block = 256;
-
-static unsigned blocks_for(size_t n)
-{
-    size_t blocks = (n + threads_per_block - 1) / threads_per_block;
-    return (unsigned)(blocks > (1u << 20) ? 1u << 20 : blocks < 1 ? 1 : blocks);
-}
+#include "kernels.h"
 
 __global__ void gather(const float *__restrict__ src, float *__restrict__ dst, size_t n_out,
                        size_t stride)
@@ -31,13 +25,13 @@ __global__ void count_differences(const unsigned *__restrict__ a, const unsigned
 extern "C" cudaError_t launch_gather(const float *src, float *dst, size_t n_out, size_t stride,
                                      cudaStream_t stream)
 {
-    gather<<<blocks_for(n_out), threads_per_block, 0, stream>>>(src, dst, n_out, stride);
+    gather<<<grid_stride_blocks(n_out), GRID_STRIDE_THREADS, 0, stream>>>(src, dst, n_out, stride);
     return cudaGetLastError();
 }
 
 extern "C" cudaError_t launch_count_differences(const unsigned *a, const unsigned *b, size_t n,
                                                 unsigned long long *count, cudaStream_t stream)
 {
-    count_differences<<<blocks_for(n), threads_per_block, 0, stream>>>(a, b, n, count);
+    count_differences<<<grid_stride_blocks(n), GRID_STRIDE_THREADS, 0, stream>>>(a, b, n, count);
     return cudaGetLastError();
 }

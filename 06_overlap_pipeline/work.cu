@@ -1,7 +1,7 @@
 /* work.cu - lesson 06's kernel; see work.h. */
 #include "work.h"
 
-static const unsigned threads_per_block = 256;
+#include "kernels.h"
 
 /* a and c arrive at run time, so the compiler cannot fold the loop into one step. */
 __global__ void iterate_affine(unsigned *data, size_t n, unsigned iters, unsigned a, unsigned c)
@@ -20,11 +20,8 @@ extern "C" cudaError_t launch_work(unsigned *data, size_t n, unsigned iters, str
 {
     if (n == 0)
         return cudaSuccess;
-    size_t blocks = (n + threads_per_block - 1) / threads_per_block;
-    if (blocks > (1u << 20))
-        blocks = 1u << 20;
-    iterate_affine<<<(unsigned)blocks, threads_per_block, 0, stream>>>(data, n, iters, map.a,
-                                                                       map.c);
+    iterate_affine<<<grid_stride_blocks(n), GRID_STRIDE_THREADS, 0, stream>>>(data, n, iters,
+                                                                              map.a, map.c);
     return cudaGetLastError();
 }
 

@@ -1,8 +1,6 @@
 /* kernels.cu - device code shared by several lessons; see kernels.h for the C interface. */
 #include "kernels.h"
 
-static const unsigned threads_per_block = 256;
-
 /* Grid-stride loop: correct for any n, whatever grid the launcher picks. */
 __global__ void vector_add(const float *__restrict__ a, const float *__restrict__ b,
                            float *__restrict__ c, size_t n)
@@ -17,11 +15,7 @@ extern "C" cudaError_t launch_vector_add(const float *a, const float *b, float *
 {
     if (n == 0)
         return cudaSuccess;
-    /* One thread per element up to 2^20 blocks; past that the loop strides. */
-    size_t blocks = (n + threads_per_block - 1) / threads_per_block;
-    if (blocks > (1u << 20))
-        blocks = 1u << 20;
-    vector_add<<<(unsigned)blocks, threads_per_block, 0, stream>>>(a, b, c, n);
+    vector_add<<<grid_stride_blocks(n), GRID_STRIDE_THREADS, 0, stream>>>(a, b, c, n);
     return cudaGetLastError();
 }
 

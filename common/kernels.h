@@ -12,6 +12,15 @@
 
 #include <cuda_runtime.h>
 
+/* Launch shape of the grid-stride kernels, kernels.cu's and the lessons' own: 256 threads a block,
+ * one thread per element up to 2^20 blocks (at least one); past that each thread strides. */
+enum { GRID_STRIDE_THREADS = 256 };
+static inline unsigned grid_stride_blocks(size_t n)
+{
+    size_t blocks = (n + GRID_STRIDE_THREADS - 1) / GRID_STRIDE_THREADS;
+    return (unsigned)(blocks > (1u << 20) ? 1u << 20 : blocks < 1 ? 1 : blocks);
+}
+
 #ifdef __cplusplus
 extern "C" {
 #endif
