@@ -118,8 +118,10 @@ static int pool_fill(void)
 
 static void pool_empty(void)
 {
+    pthread_mutex_lock(&pool.lock);
     while (pool.n_free)
         free(pool.free[--pool.n_free]);
+    pthread_mutex_unlock(&pool.lock);
 }
 
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
@@ -182,9 +184,7 @@ static int start_recording(void)
 
 int timeline_start(void)
 {
-    if (pool_fill())
-        return -1;
-    if (start_recording()) {
+    if (pool_fill() || start_recording()) {
         pool_empty();
         return -1;
     }
