@@ -70,7 +70,8 @@ endif
 
 # ------------------------------------------------------------------------------- build
 
-COMMON_OBJS := $(OBJ)/common/common.c.o $(OBJ)/common/gpu.c.o $(OBJ)/common/kernels.cu.o
+COMMON_OBJS := $(OBJ)/common/common.c.o $(OBJ)/common/gpu.c.o $(OBJ)/common/fault.c.o \
+               $(OBJ)/common/kernels.cu.o
 lesson_objs  = $(patsubst %,$(OBJ)/%.o,$(wildcard $(1)/*.c $(1)/*.cu))
 PROGRAMS    := $(addprefix $(BIN)/,$(LESSONS))
 
@@ -123,12 +124,14 @@ plots:
 TEST_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror -g -O1 \
                -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all \
                -Icommon -isystem $(CUDA_PATH)/include
-$(BUILD)/tests/test_common: tests/test_common.c common/common.c common/common.h
+$(BUILD)/tests/test_common: tests/test_common.c common/common.c common/common.h \
+                            06_overlap_pipeline/pipeline.h
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) $(TEST_CFLAGS) -o $@ tests/test_common.c common/common.c -lm
 
 # The same tests without the sanitizers, for valgrind, which cannot run sanitized programs.
-$(BUILD)/tests/test_common_plain: tests/test_common.c common/common.c common/common.h
+$(BUILD)/tests/test_common_plain: tests/test_common.c common/common.c common/common.h \
+                                  06_overlap_pipeline/pipeline.h
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) $(filter-out -fsanitize% -fno-sanitize%,$(TEST_CFLAGS)) -o $@ \
 		tests/test_common.c common/common.c -lm

@@ -33,25 +33,12 @@ enum { MAX_STREAMS = 64 };
 /* The GPU work of experiments 2-5 is launch_spin: blocks that hold an SM for a set time. */
 static const unsigned long long spin_ns = 500 * 1000ull; /* one small kernel: 0.5 ms */
 
-static struct csv *csv_out;
-
-/* Lessons 01-04 end the program on any error, a failed CSV write included. */
-static void record(const char *experiment, const char *variant, size_t bytes, int reps,
-                   struct stats ms, const char *params)
-{
-    if (csv_write_time(csv_out, experiment, variant, bytes, reps, ms, params))
-        exit(EXIT_ERROR);
-}
 
 /* Checks that every block of a spin launch ran for at least `ns` (elapsed was zeroed before). */
 static void verify_spins(const unsigned long long *d_elapsed, unsigned blocks,
                          unsigned long long ns, const char *what)
 {
-    unsigned long long *h_elapsed = malloc(blocks * sizeof *h_elapsed);
-    if (!h_elapsed) {
-        fprintf(stderr, "%s: out of host memory for %u timings\n", program_name, blocks);
-        exit(EXIT_ERROR);
-    }
+    unsigned long long *h_elapsed = malloc_or_exit(blocks * sizeof *h_elapsed);
     CUDA_CHECK(cudaMemcpy(h_elapsed, d_elapsed, blocks * sizeof *h_elapsed,
                           cudaMemcpyDeviceToHost));
     for (unsigned b = 0; b < blocks; b++) {
@@ -96,24 +83,18 @@ static void run_split(const struct vectors *h, const struct vectors *d, size_t n
     CUDA_CHECK(cudaDeviceSynchronize());
     double t_done = host_ms();
 
-    size_t bad = vector_add_mismatch(h->a, h->b, h->c, n);
-    if (bad != n) {
-        fprintf(stderr, "%s: verification failed at element %zu: %.9g + %.9g gave %.9g\n",
-                program_name, bad, h->a[bad], h->b[bad], h->c[bad]);
+    if (!vector_add_verified(h->a, h->b, h->c, n, "c = a + b over streams"))
         exit(EXIT_ERROR);
-    }
     *enqueue_ms = t_enqueued - t0;
     *total_ms = t_done - t0;
 }
 
-static void split_over_streams(size_t bytes, int n_streams, int reps, cudaStream_t *streams)
+static void split_over_streams(size_t bytes, int n_streams, int reps, cudaStream_t *streams,
+                               struct csv *csv)
 {
     const size_t n = bytes / sizeof(float);
-    struct vectors pageable = {malloc(bytes), malloc(bytes), malloc(bytes)};
-    if (!pageable.a || !pageable.b || !pageable.c) {
-        fprintf(stderr, "%s: malloc of 3 x %zu bytes failed\n", program_name, bytes);
-        exit(EXIT_ERROR);
-    }
+    struct vectors pageable = {malloc_or_exit(bytes), malloc_or_exit(bytes),
+                               malloc_or_exit(bytes)};
     /* Pinned (page-locked) memory, which lesson 04 explains: here only to show the difference. */
     struct vectors pinned, device;
     CUDA_CHECK(cudaMallocHost((void **)&pinned.a, bytes));
@@ -127,12 +108,8 @@ static void split_over_streams(size_t bytes, int n_streams, int reps, cudaStream
     memcpy(pinned.a, pageable.a, bytes);
     memcpy(pinned.b, pageable.b, bytes);
 
-    double *enqueue = malloc((size_t)reps * sizeof(double));
-    double *total = malloc((size_t)reps * sizeof(double));
-    if (!enqueue || !total) {
-        fprintf(stderr, "%s: out of host memory for %d samples\n", program_name, reps);
-        exit(EXIT_ERROR);
-    }
+    double *enqueue = samples_or_exit((size_t)reps);
+    double *total = samples_or_exit((size_t)reps);
     char size_text[32];
     printf("\n1. c = a + b (%s per vector) split over streams with cudaMemcpyAsync, "
            "host clock, median of %d\n", format_bytes(bytes, size_text, sizeof size_text), reps);
@@ -158,10 +135,14 @@ static void split_over_streams(size_t bytes, int n_streams, int reps, cudaStream
             char params[64];
             snprintf(params, sizeof params, "streams=%d;clock=host;measure=cpu_blocked",
                      stream_counts[c]);
-            record("split_streams", kinds[k].name, 3 * bytes, reps, blocked, params);
+            csv_record(csv, &(struct csv_row){.experiment = "split_streams",
+                                              .variant = kinds[k].name, .bytes = 3 * bytes,
+                                              .reps = reps, .ms = blocked, .params = params});
             snprintf(params, sizeof params, "streams=%d;clock=host;measure=total",
                      stream_counts[c]);
-            record("split_streams", kinds[k].name, 3 * bytes, reps, all, params);
+            csv_record(csv, &(struct csv_row){.experiment = "split_streams",
+                                              .variant = kinds[k].name, .bytes = 3 * bytes,
+                                              .reps = reps, .ms = all, .params = params});
         }
     }
     printf("  pageable: the CPU is held up for the whole run, and %d streams are %.2fx as fast "
@@ -201,7 +182,7 @@ static double launch_small_kernels(cudaStream_t *streams, int n_kernels, bool on
 }
 
 static void kernel_concurrency(int n_streams, int reps, cudaStream_t *streams, double *samples,
-                               unsigned long long *d_elapsed)
+                               unsigned long long *d_elapsed, struct csv *csv)
 {
     printf("\n2. %d kernels of one block, %.1f ms each, host clock, median of %d\n", n_streams,
            spin_ns / 1e6, reps);
@@ -217,7 +198,9 @@ static void kernel_concurrency(int n_streams, int reps, cudaStream_t *streams, d
         char params[64];
         snprintf(params, sizeof params, "kernels=%d;kernel_ms=%.1f;clock=host", n_streams,
                  spin_ns / 1e6);
-        record("kernel_concurrency", variants[v], 0, reps, s, params);
+        csv_record(csv, &(struct csv_row){.experiment = "kernel_concurrency",
+                                          .variant = variants[v], .reps = reps, .ms = s,
+                                          .params = params});
     }
     printf("  one stream runs them in turn; %d streams run them side by side (%.1fx faster)\n",
            n_streams, medians[0] / medians[1]);
@@ -228,7 +211,7 @@ static void kernel_concurrency(int n_streams, int reps, cudaStream_t *streams, d
  *    kernel B in stream s2. Does B wait for A?
  * ------------------------------------------------------------------------------------------ */
 
-static double a_between_b(cudaStream_t s1, cudaStream_t between, cudaStream_t s2,
+static double a_then_tiny_then_b(cudaStream_t s1, cudaStream_t between, cudaStream_t s2,
                           unsigned long long *d_elapsed)
 {
     CUDA_CHECK(cudaMemset(d_elapsed, 0, 3 * sizeof *d_elapsed));
@@ -244,7 +227,8 @@ static double a_between_b(cudaStream_t s1, cudaStream_t between, cudaStream_t s2
     return ms;
 }
 
-static void default_stream_barrier(int reps, double *samples, unsigned long long *d_elapsed)
+static void default_stream_barrier(int reps, double *samples, unsigned long long *d_elapsed,
+                                   struct csv *csv)
 {
     cudaStream_t blocking[2], non_blocking[2];
     for (int i = 0; i < 2; i++) {
@@ -265,15 +249,18 @@ static void default_stream_barrier(int reps, double *samples, unsigned long long
     printf("\n3. kernel A (%.1f ms) in s1, a tiny kernel between, kernel B (%.1f ms) in s2, "
            "host clock, median of %d\n", spin_ns / 1e6, spin_ns / 1e6, reps);
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        a_between_b(cases[c].s1, cases[c].between, cases[c].s2, d_elapsed);
+        a_then_tiny_then_b(cases[c].s1, cases[c].between, cases[c].s2, d_elapsed);
         for (int rep = 0; rep < reps; rep++)
-            samples[rep] = a_between_b(cases[c].s1, cases[c].between, cases[c].s2, d_elapsed);
+            samples[rep] = a_then_tiny_then_b(cases[c].s1, cases[c].between, cases[c].s2,
+                                              d_elapsed);
         struct stats s = stats_summarize(samples, (size_t)reps);
         printf("  %-52s %7.3f ms  %s\n", cases[c].label, s.median,
                s.median > 1.5 * spin_ns / 1e6 ? "A, then B: serialised" : "A and B together");
         char params[64];
         snprintf(params, sizeof params, "kernel_ms=%.1f;clock=host", spin_ns / 1e6);
-        record("default_stream", cases[c].variant, 0, reps, s, params);
+        csv_record(csv, &(struct csv_row){.experiment = "default_stream",
+                                          .variant = cases[c].variant, .reps = reps, .ms = s,
+                                          .params = params});
     }
     for (int i = 0; i < 2; i++) {
         CUDA_CHECK(cudaStreamDestroy(blocking[i]));
@@ -310,7 +297,8 @@ static double urgent_latency(cudaStream_t background, cudaStream_t urgent, unsig
     return ms;
 }
 
-static void stream_priorities(const struct gpu_info *gpu, int reps, double *samples)
+static void stream_priorities(const struct gpu_info *gpu, int reps, double *samples,
+                              struct csv *csv)
 {
     int lowest, highest;
     CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
@@ -343,7 +331,8 @@ static void stream_priorities(const struct gpu_info *gpu, int reps, double *samp
         char params[96];
         snprintf(params, sizeof params, "priority=%d;filler_blocks=%u;clock=gpu_event",
                  c == 0 ? lowest : highest, filler_blocks);
-        record("priority", cases[c].variant, 0, reps, s, params);
+        csv_record(csv, &(struct csv_row){.experiment = "priority", .variant = cases[c].variant,
+                                          .reps = reps, .ms = s, .params = params});
     }
     printf("  the scheduler hands the next free SM slot to the highest-priority stream; running\n"
            "  blocks are never interrupted, and copies have no priority at all\n");
@@ -361,15 +350,11 @@ static void stream_priorities(const struct gpu_info *gpu, int reps, double *samp
  * ------------------------------------------------------------------------------------------ */
 
 static void synchronisation(int reps, cudaStream_t short_stream, cudaStream_t long_stream,
-                            double *samples, unsigned long long *d_elapsed)
+                            double *samples, unsigned long long *d_elapsed, struct csv *csv)
 {
     const unsigned long long long_ns = 4 * spin_ns;
-    double *device_wait = malloc((size_t)reps * sizeof *device_wait);
-    double *destroy = malloc((size_t)reps * sizeof *destroy);
-    if (!device_wait || !destroy) {
-        fprintf(stderr, "%s: out of host memory for %d samples\n", program_name, reps);
-        exit(EXIT_ERROR);
-    }
+    double *device_wait = samples_or_exit((size_t)reps);
+    double *destroy = samples_or_exit((size_t)reps);
     for (int rep = -1; rep < reps; rep++) {
         CUDA_CHECK(cudaMemset(d_elapsed, 0, 3 * sizeof *d_elapsed));
         CUDA_CHECK(cudaDeviceSynchronize());
@@ -408,16 +393,20 @@ static void synchronisation(int reps, cudaStream_t short_stream, cudaStream_t lo
     printf("  cudaDeviceSynchronize()  returned after %8.3f ms\n", device_sync.median);
     printf("  cudaStreamDestroy on a stream with %.1f ms of work queued returned in %.4f ms, "
            "and the work completed\n", long_ns / 1e6, destroy_call.median);
-    record("synchronize", "stream_sync", 0, reps, stream_sync, "clock=host");
-    record("synchronize", "device_sync", 0, reps, device_sync, "clock=host");
-    record("synchronize", "destroy_busy_stream", 0, reps, destroy_call, "clock=host");
+    csv_record(csv, &(struct csv_row){.experiment = "synchronize", .variant = "stream_sync",
+                                      .reps = reps, .ms = stream_sync, .params = "clock=host"});
+    csv_record(csv, &(struct csv_row){.experiment = "synchronize", .variant = "device_sync",
+                                      .reps = reps, .ms = device_sync, .params = "clock=host"});
+    csv_record(csv, &(struct csv_row){.experiment = "synchronize", .variant = "destroy_busy_stream",
+                                      .reps = reps, .ms = destroy_call, .params = "clock=host"});
     free(device_wait);
     free(destroy);
 }
 
 int main(int argc, char **argv)
 {
-    struct common_args args = {.size = 64u << 20, .size_multiple = sizeof(float), .reps = 10};
+    struct common_args args = {.size = 64u << 20, .size_help = "bytes per vector",
+                               .size_multiple = sizeof(float), .reps = 10};
     int n_streams = 8;
     const struct opt extra[] = {
         {"--streams", OPT_INT, &n_streams, 2, MAX_STREAMS, "N",
@@ -433,25 +422,20 @@ int main(int argc, char **argv)
     if ((rc = lesson_open("02_streams", &args, 3 * args.size, 6 * args.size, &gpu, &csv)) !=
         EXIT_VERIFIED)
         return rc;
-    csv_out = &csv;
 
     /* Non-blocking streams: the default stream never waits for them, nor they for it. */
     cudaStream_t streams[MAX_STREAMS];
     for (int s = 0; s < n_streams; s++)
         CUDA_CHECK(cudaStreamCreateWithFlags(&streams[s], cudaStreamNonBlocking));
-    double *samples = malloc((size_t)args.reps * sizeof *samples);
+    double *samples = samples_or_exit((size_t)args.reps);
     unsigned long long *d_elapsed;
     CUDA_CHECK(cudaMalloc((void **)&d_elapsed, MAX_STREAMS * sizeof *d_elapsed));
-    if (!samples) {
-        fprintf(stderr, "%s: out of host memory for %d samples\n", program_name, args.reps);
-        return EXIT_ERROR;
-    }
 
-    split_over_streams(args.size, n_streams, args.reps, streams);
-    kernel_concurrency(n_streams, args.reps, streams, samples, d_elapsed);
-    default_stream_barrier(args.reps, samples, d_elapsed);
-    stream_priorities(&gpu, args.reps, samples);
-    synchronisation(args.reps, streams[0], streams[1], samples, d_elapsed);
+    split_over_streams(args.size, n_streams, args.reps, streams, &csv);
+    kernel_concurrency(n_streams, args.reps, streams, samples, d_elapsed, &csv);
+    default_stream_barrier(args.reps, samples, d_elapsed, &csv);
+    stream_priorities(&gpu, args.reps, samples, &csv);
+    synchronisation(args.reps, streams[0], streams[1], samples, d_elapsed, &csv);
 
     /* cudaStreamDestroy does not wait: synchronise first when the results are needed. */
     CUDA_CHECK(cudaDeviceSynchronize());

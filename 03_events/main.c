@@ -29,25 +29,6 @@ static const char summary[] =
     "polling cudaEventQuery vs cudaEventSynchronize (spin or blocking sync), cross-stream\n"
     "dependencies with cudaStreamWaitEvent (and the race without it), and the cost of timing.";
 
-static struct csv *csv_out;
-
-/* Lessons 01-04 end the program on any error, a failed CSV write included. */
-static void record(const char *experiment, const char *variant, size_t bytes, int reps,
-                   struct stats ms, const char *params)
-{
-    if (csv_write_time(csv_out, experiment, variant, bytes, reps, ms, params))
-        exit(EXIT_ERROR);
-}
-
-/* Lessons 01-04 end the program when memory runs out, as on any other error. */
-static double *new_samples(int reps)
-{
-    double *samples = samples_alloc((size_t)reps);
-    if (!samples)
-        exit(EXIT_ERROR);
-    return samples;
-}
-
 /* CPU time this thread has used: a thread spinning in a CUDA call burns it; one asleep does not. */
 static double thread_cpu_ms(void)
 {
@@ -83,72 +64,82 @@ static void poison_output(const struct work *w)
 
 static void verify_work(const struct work *w)
 {
-    size_t bad = vector_add_mismatch(w->h_a, w->h_b, w->h_c, w->n);
-    if (bad != w->n) {
-        fprintf(stderr, "%s: verification failed at element %zu: %.9g + %.9g gave %.9g\n",
-                program_name, bad, w->h_a[bad], w->h_b[bad], w->h_c[bad]);
+    if (!vector_add_verified(w->h_a, w->h_b, w->h_c, w->n, "copy in, add, copy out"))
         exit(EXIT_ERROR);
-    }
 }
 
 /* ------------------------------------------------------------------------------------------ *
  * 1. Timing asynchronous work.
  * ------------------------------------------------------------------------------------------ */
 
-static void timing(const struct work *w, int reps)
-{
+/* Two events that bracket work in one stream. */
+struct event_pair {
     cudaEvent_t start, stop;
-    CUDA_CHECK(cudaEventCreate(&start));
-    CUDA_CHECK(cudaEventCreate(&stop));
-    double *host_enqueue = new_samples(reps), *events = new_samples(reps);
-    double *host_synced = new_samples(reps);
+};
 
+/* Waits for the stop event, then returns the milliseconds between the two. */
+static double elapsed_ms(const struct event_pair *e)
+{
+    float ms;
+    CUDA_CHECK(cudaEventSynchronize(e->stop));
+    CUDA_CHECK(cudaEventElapsedTime(&ms, e->start, e->stop));
+    return ms;
+}
+
+/* 1a. The same work seen by the host clock around the calls, by events, and by the host clock
+ * around calls and a synchronisation. */
+static void host_clock_or_events(const struct work *w, const struct event_pair *e, int reps,
+                                 struct csv *csv)
+{
+    double *host_enqueue = samples_or_exit((size_t)reps), *events = samples_or_exit((size_t)reps);
+    double *host_synced = samples_or_exit((size_t)reps);
     for (int rep = -1; rep < reps; rep++) {
         poison_output(w);
         double t0 = host_ms();
-        CUDA_CHECK(cudaEventRecord(start, w->stream));
+        CUDA_CHECK(cudaEventRecord(e->start, w->stream));
         enqueue_work(w);
-        CUDA_CHECK(cudaEventRecord(stop, w->stream));
+        CUDA_CHECK(cudaEventRecord(e->stop, w->stream));
         double t_enqueued = host_ms();
-        CUDA_CHECK(cudaEventSynchronize(stop));
+        double ms = elapsed_ms(e);
         double t_done = host_ms();
         verify_work(w);
-        float ms;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
         if (rep >= 0) {
             host_enqueue[rep] = t_enqueued - t0;
             events[rep] = ms;
             host_synced[rep] = t_done - t0;
         }
     }
-    struct stats enq = stats_summarize(host_enqueue, (size_t)reps);
-    struct stats ev = stats_summarize(events, (size_t)reps);
-    struct stats sync = stats_summarize(host_synced, (size_t)reps);
-    size_t bytes = 3 * w->n * sizeof(float);
+    const struct { const char *variant, *label, *note, *clock; struct stats ms; } rows[] = {
+        {"host_clock_enqueue", "host clock around the calls", "only the enqueue", "clock=host",
+         stats_summarize(host_enqueue, (size_t)reps)},
+        {"events", "events around the work", "the GPU's time", "clock=gpu_event",
+         stats_summarize(events, (size_t)reps)},
+        {"host_clock_synchronized", "host clock around calls + sync", "GPU time + wake-up",
+         "clock=host", stats_summarize(host_synced, (size_t)reps)},
+    };
     char size_text[32];
     printf("\n1a. copy in, add, copy out (%s per vector) in one stream, median of %d\n",
            format_bytes(w->n * sizeof(float), size_text, sizeof size_text), reps);
-    printf("  host clock around the calls          %9.3f ms   (only the enqueue)\n", enq.median);
-    printf("  events around the work               %9.3f ms   (the GPU's time)\n", ev.median);
-    printf("  host clock around calls + sync       %9.3f ms   (GPU time + wake-up)\n",
-           sync.median);
-    record("timing", "host_clock_enqueue", bytes, reps, enq, "clock=host");
-    record("timing", "events", bytes, reps, ev, "clock=gpu_event");
-    record("timing", "host_clock_synchronized", bytes, reps, sync, "clock=host");
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        printf("  %-37s%9.3f ms   (%s)\n", rows[r].label, rows[r].ms.median, rows[r].note);
+        csv_record(csv, &(struct csv_row){.experiment = "timing", .variant = rows[r].variant,
+                                          .bytes = 3 * w->n * sizeof(float), .reps = reps,
+                                          .ms = rows[r].ms, .params = rows[r].clock});
+    }
     free(host_enqueue);
     free(events);
     free(host_synced);
+}
 
-    /* 1b. How finely do events tick? Time nothing, many times, and look at the values. */
+/* 1b. How finely do events tick? Time nothing, many times, and look at the values. */
+static void event_resolution(const struct work *w, const struct event_pair *e, struct csv *csv)
+{
     enum { PAIRS = 1000 };
     static double empty[PAIRS];
     for (int i = 0; i < PAIRS; i++) {
-        CUDA_CHECK(cudaEventRecord(start, w->stream));
-        CUDA_CHECK(cudaEventRecord(stop, w->stream));
-        CUDA_CHECK(cudaEventSynchronize(stop));
-        float ms;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-        empty[i] = ms;
+        CUDA_CHECK(cudaEventRecord(e->start, w->stream));
+        CUDA_CHECK(cudaEventRecord(e->stop, w->stream));
+        empty[i] = elapsed_ms(e);
     }
     struct stats nothing = stats_summarize(empty, PAIRS); /* sorted now */
     double tick = INFINITY;
@@ -164,40 +155,52 @@ static void timing(const struct work *w, int reps)
                tick * 1e3);
     char params[64];
     snprintf(params, sizeof params, "clock=gpu_event;tick_us=%.3f", tick * 1e3);
-    record("timing", "empty_pair", 0, PAIRS, nothing, params);
+    csv_record(csv, &(struct csv_row){.experiment = "timing", .variant = "empty_pair",
+                                      .reps = PAIRS, .ms = nothing, .params = params});
+}
 
-    /* 1c. A short kernel, timed alone many times, and timed as many launches between one pair. */
+/* 1c. A short kernel, timed alone many times, and timed as many launches between one pair. */
+static void short_kernel(const struct work *w, const struct event_pair *e, struct csv *csv)
+{
     enum { LAUNCHES = 1000 };
     const unsigned long long short_ns = 5000;
     static double single[LAUNCHES];
     for (int i = 0; i < LAUNCHES; i++) {
-        CUDA_CHECK(cudaEventRecord(start, w->stream));
+        CUDA_CHECK(cudaEventRecord(e->start, w->stream));
         CUDA_CHECK(launch_spin(short_ns, 1, 32, NULL, w->stream));
-        CUDA_CHECK(cudaEventRecord(stop, w->stream));
-        CUDA_CHECK(cudaEventSynchronize(stop));
-        float ms;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-        single[i] = ms;
+        CUDA_CHECK(cudaEventRecord(e->stop, w->stream));
+        single[i] = elapsed_ms(e);
     }
     struct stats one = stats_summarize(single, LAUNCHES);
-    CUDA_CHECK(cudaEventRecord(start, w->stream));
+    CUDA_CHECK(cudaEventRecord(e->start, w->stream));
     for (int i = 0; i < LAUNCHES; i++)
         CUDA_CHECK(launch_spin(short_ns, 1, 32, NULL, w->stream));
-    CUDA_CHECK(cudaEventRecord(stop, w->stream));
-    CUDA_CHECK(cudaEventSynchronize(stop));
-    float batch_ms;
-    CUDA_CHECK(cudaEventElapsedTime(&batch_ms, start, stop));
+    CUDA_CHECK(cudaEventRecord(e->stop, w->stream));
+    double batch_ms = elapsed_ms(e);
     struct stats each = {batch_ms / LAUNCHES, batch_ms / LAUNCHES, batch_ms / LAUNCHES};
     printf("\n1c. a %.3f ms kernel: timed alone %d times, %.4f ms (min %.4f, max %.4f);\n"
            "    %d back to back between one pair, %.4f ms each\n", short_ns / 1e6, LAUNCHES,
            one.median, one.min, one.max, LAUNCHES, each.median);
+    char params[64];
     snprintf(params, sizeof params, "clock=gpu_event;kernel_us=%.0f", short_ns / 1e3);
-    record("timing", "short_kernel_alone", 0, LAUNCHES, one, params);
+    csv_record(csv, &(struct csv_row){.experiment = "timing", .variant = "short_kernel_alone",
+                                      .reps = LAUNCHES, .ms = one, .params = params});
     snprintf(params, sizeof params, "clock=gpu_event;kernel_us=%.0f;launches=%d", short_ns / 1e3,
              LAUNCHES);
-    record("timing", "short_kernel_batched", 0, 1, each, params);
-    CUDA_CHECK(cudaEventDestroy(start));
-    CUDA_CHECK(cudaEventDestroy(stop));
+    csv_record(csv, &(struct csv_row){.experiment = "timing", .variant = "short_kernel_batched",
+                                      .reps = 1, .ms = each, .params = params});
+}
+
+static void timing(const struct work *w, int reps, struct csv *csv)
+{
+    struct event_pair e;
+    CUDA_CHECK(cudaEventCreate(&e.start));
+    CUDA_CHECK(cudaEventCreate(&e.stop));
+    host_clock_or_events(w, &e, reps, csv);
+    event_resolution(w, &e, csv);
+    short_kernel(w, &e, csv);
+    CUDA_CHECK(cudaEventDestroy(e.start));
+    CUDA_CHECK(cudaEventDestroy(e.stop));
 }
 
 /* ------------------------------------------------------------------------------------------ *
@@ -246,7 +249,7 @@ static struct wait_result wait_for_gpu(const struct work *w, cudaEvent_t done,
     return r;
 }
 
-static void cpu_gpu_overlap(const struct work *w, int reps)
+static void cpu_gpu_overlap(const struct work *w, int reps, struct csv *csv)
 {
     cudaEvent_t spinning, sleeping;
     /* No timing needed: these events only say "done". cudaEventBlockingSync makes
@@ -259,7 +262,8 @@ static void cpu_gpu_overlap(const struct work *w, int reps)
         [SYNC_SPIN] = {"sync_spin", "cudaEventSynchronize", spinning},
         [SYNC_BLOCKING] = {"sync_blocking", "cudaEventSynchronize, BlockingSync", sleeping},
     };
-    double *wall = new_samples(reps), *cpu = new_samples(reps), *units = new_samples(reps);
+    double *wall = samples_or_exit((size_t)reps), *cpu = samples_or_exit((size_t)reps);
+    double *units = samples_or_exit((size_t)reps);
     double sink = 0;
     fill_random(cpu_work_data, CPU_WORK_FLOATS, 4);
     printf("\n2. waiting for copy in, add, copy out; host clocks, median of %d\n", reps);
@@ -281,12 +285,14 @@ static void cpu_gpu_overlap(const struct work *w, int reps)
         char params[96];
         snprintf(params, sizeof params, "clock=host;measure=wall;work_units=%.0f",
                  units_s.median);
-        record("cpu_overlap", styles[s].variant, 3 * w->n * sizeof(float), reps, wall_s,
-                   params);
+        csv_record(csv, &(struct csv_row){.experiment = "cpu_overlap", .variant = styles[s].variant,
+                                          .bytes = 3 * w->n * sizeof(float), .reps = reps,
+                                          .ms = wall_s, .params = params});
         snprintf(params, sizeof params, "clock=thread_cpu;measure=cpu_time;work_units=%.0f",
                  units_s.median);
-        record("cpu_overlap", styles[s].variant, 3 * w->n * sizeof(float), reps, cpu_s,
-                   params);
+        csv_record(csv, &(struct csv_row){.experiment = "cpu_overlap", .variant = styles[s].variant,
+                                          .bytes = 3 * w->n * sizeof(float), .reps = reps,
+                                          .ms = cpu_s, .params = params});
     }
     printf("  (one work unit: a sum of squares over 16 Ki floats; checksum %.3g)\n", sink);
     free(wall);
@@ -330,7 +336,7 @@ static size_t produce_consume(const struct work *w, float *d_x, float *d_y, cuda
     return wrong;
 }
 
-static void cross_stream(const struct work *w, int reps)
+static void cross_stream(const struct work *w, int reps, struct csv *csv)
 {
     cudaStream_t producer, consumer;
     CUDA_CHECK(cudaStreamCreateWithFlags(&producer, cudaStreamNonBlocking));
@@ -344,7 +350,8 @@ static void cross_stream(const struct work *w, int reps)
     CUDA_CHECK(cudaMemcpy(w->d_a, w->h_a, w->n * sizeof(float), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(w->d_b, w->h_b, w->n * sizeof(float), cudaMemcpyHostToDevice));
 
-    double *enqueue = new_samples(reps), *racy_enqueue = new_samples(reps);
+    double *enqueue = samples_or_exit((size_t)reps);
+    double *racy_enqueue = samples_or_exit((size_t)reps);
     int racy_wrong_reps = 0;
     size_t racy_wrong_elements = 0;
     for (int rep = 0; rep < reps; rep++) {
@@ -369,11 +376,14 @@ static void cross_stream(const struct work *w, int reps)
     if (racy_wrong_reps == 0)
         printf("  the race went unnoticed this time, which is what makes races dangerous\n");
     char params[64];
-    record("cross_stream", "wait_event", 3 * w->n * sizeof(float), reps, enq,
-               "clock=host;measure=enqueue;wrong_runs=0");
+    csv_record(csv, &(struct csv_row){.experiment = "cross_stream", .variant = "wait_event",
+                                      .bytes = 3 * w->n * sizeof(float), .reps = reps, .ms = enq,
+                                      .params = "clock=host;measure=enqueue;wrong_runs=0"});
     snprintf(params, sizeof params, "clock=host;measure=enqueue;wrong_runs=%d", racy_wrong_reps);
-    record("cross_stream", "no_wait", 3 * w->n * sizeof(float), reps,
-               stats_summarize(racy_enqueue, (size_t)reps), params);
+    csv_record(csv, &(struct csv_row){.experiment = "cross_stream", .variant = "no_wait",
+                                      .bytes = 3 * w->n * sizeof(float), .reps = reps,
+                                      .ms = stats_summarize(racy_enqueue, (size_t)reps),
+                                      .params = params});
     free(enqueue);
     free(racy_enqueue);
     CUDA_CHECK(cudaFree(d_x));
@@ -405,7 +415,7 @@ static double ping_pong(cudaStream_t s1, cudaStream_t s2, cudaEvent_t e1, cudaEv
     return (host_ms() - t0) / rounds;
 }
 
-static void event_cost(int reps)
+static void event_cost(int reps, struct csv *csv)
 {
     enum { ROUNDS = 1000 };
     cudaStream_t s1, s2;
@@ -415,7 +425,7 @@ static void event_cost(int reps)
         {"timing", "cudaEventDefault (timestamps)", cudaEventDefault},
         {"disable_timing", "cudaEventDisableTiming", cudaEventDisableTiming},
     };
-    double *samples = new_samples(reps);
+    double *samples = samples_or_exit((size_t)reps);
     printf("\n4. two streams passing work back and forth through events, %d rounds, host clock,"
            "\n   median of %d\n", ROUNDS, reps);
     for (int k = 0; k < 2; k++) {
@@ -427,7 +437,9 @@ static void event_cost(int reps)
             samples[rep] = ping_pong(s1, s2, e1, e2, ROUNDS);
         struct stats round = stats_summarize(samples, (size_t)reps);
         printf("  %-32s %8.2f us per round\n", kinds[k].label, round.median * 1e3);
-        record("event_cost", kinds[k].variant, 0, reps, round, "clock=host;rounds=1000");
+        csv_record(csv, &(struct csv_row){.experiment = "event_cost", .variant = kinds[k].variant,
+                                          .reps = reps, .ms = round,
+                                          .params = "clock=host;rounds=1000"});
         CUDA_CHECK(cudaEventDestroy(e1));
         CUDA_CHECK(cudaEventDestroy(e2));
     }
@@ -438,7 +450,8 @@ static void event_cost(int reps)
 
 int main(int argc, char **argv)
 {
-    struct common_args args = {.size = 64u << 20, .size_multiple = sizeof(float), .reps = 20};
+    struct common_args args = {.size = 64u << 20, .size_help = "bytes per vector",
+                               .size_multiple = sizeof(float), .reps = 20};
     int rc = cli_parse(argc, argv, summary, &args, NULL, 0);
     if (rc != CLI_CONTINUE)
         return rc;
@@ -449,7 +462,6 @@ int main(int argc, char **argv)
     if ((rc = lesson_open("03_events", &args, 5 * args.size, 3 * args.size, &gpu, &csv)) !=
         EXIT_VERIFIED)
         return rc;
-    csv_out = &csv;
 
     struct work w = {.n = args.size / sizeof(float)};
     CUDA_CHECK(cudaMallocHost((void **)&w.h_a, args.size));
@@ -462,10 +474,10 @@ int main(int argc, char **argv)
     fill_random(w.h_a, w.n, 1);
     fill_random(w.h_b, w.n, 2);
 
-    timing(&w, args.reps);
-    cpu_gpu_overlap(&w, args.reps);
-    cross_stream(&w, args.reps);
-    event_cost(args.reps);
+    timing(&w, args.reps, &csv);
+    cpu_gpu_overlap(&w, args.reps, &csv);
+    cross_stream(&w, args.reps, &csv);
+    event_cost(args.reps, &csv);
 
     CUDA_CHECK(cudaStreamDestroy(w.stream));
     CUDA_CHECK(cudaFree(w.d_a));

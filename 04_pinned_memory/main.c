@@ -20,7 +20,6 @@
 #include "common.h"
 #include "zero_copy.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -38,25 +37,6 @@ static const char *const direction_names[N_DIRECTIONS] = {"H2D", "D2H"};
 enum { MAX_SIZES = 32, PIN_REPS = 5 };
 static const size_t bytes_per_sample = 16u << 20;
 
-static struct csv *csv_out;
-
-static void record(const char *experiment, const char *variant, const char *direction,
-                   size_t bytes, int reps, struct stats ms, double rate, const char *params)
-{
-    struct csv_row row = {experiment, variant, direction, bytes, reps, ms, rate, params};
-    if (csv_write(csv_out, &row))
-        exit(EXIT_ERROR);
-}
-
-/* Lessons 01-04 end the program when memory runs out, as on any other error. */
-static double *new_samples(int reps)
-{
-    double *samples = samples_alloc((size_t)reps);
-    if (!samples)
-        exit(EXIT_ERROR);
-    return samples;
-}
-
 /* ------------------------------------------------------------------------------------------ *
  * The four ways to get host memory for copies (section 4.2), and how to give each back.
  * ------------------------------------------------------------------------------------------ */
@@ -66,7 +46,7 @@ static void *host_alloc(enum memory_kind kind, size_t bytes)
     void *p = NULL;
     switch (kind) {
     case PAGEABLE: /* what malloc gives: the driver stages every copy through pinned memory */
-        p = malloc(bytes);
+        p = malloc_or_exit(bytes);
         break;
     case PINNED: /* page-locked: the copy engines read and write it directly */
         CUDA_CHECK(cudaMallocHost(&p, bytes));
@@ -76,16 +56,11 @@ static void *host_alloc(enum memory_kind kind, size_t bytes)
         CUDA_CHECK(cudaHostAlloc(&p, bytes, cudaHostAllocWriteCombined));
         break;
     case REGISTERED: /* memory you already have, pinned in place */
-        p = malloc(bytes);
-        if (p)
-            CUDA_CHECK(cudaHostRegister(p, bytes, cudaHostRegisterDefault));
+        p = malloc_or_exit(bytes);
+        CUDA_CHECK(cudaHostRegister(p, bytes, cudaHostRegisterDefault));
         break;
     case N_KINDS:
         break;
-    }
-    if (!p) {
-        fprintf(stderr, "%s: malloc of %zu bytes failed\n", program_name, bytes);
-        exit(EXIT_ERROR);
     }
     return p;
 }
@@ -105,70 +80,41 @@ static void host_free(enum memory_kind kind, void *p)
 }
 
 /* ------------------------------------------------------------------------------------------ *
- * The link: PCIe generation and width from sysfs, and the peak they allow.
- * ------------------------------------------------------------------------------------------ */
-
-struct link {
-    bool known;
-    double gts; /* transfers per second per lane, in billions */
-    int width;
-    double peak_gbps; /* per direction */
-};
-
-static bool read_sysfs(const char *bus_id, const char *file, char *buf, size_t len)
-{
-    char path[128];
-    snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/%s", bus_id, file);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return false;
-    bool ok = fgets(buf, (int)len, f) != NULL;
-    fclose(f);
-    return ok;
-}
-
-/* Reads the link's maximum (an idle GPU drops to a slower link to save power). Optional: inside
- * containers and some VMs sysfs does not show it, and the figures then stand alone. */
-static struct link read_link(int device)
-{
-    struct link link = {false, 0, 0, 0};
-    char bus_id[32], speed[64], width[16];
-    if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device) != cudaSuccess)
-        return link;
-    for (char *c = bus_id; *c; c++)
-        *c = (char)tolower((unsigned char)*c);
-    if (!read_sysfs(bus_id, "max_link_speed", speed, sizeof speed) ||
-        !read_sysfs(bus_id, "max_link_width", width, sizeof width) ||
-        sscanf(speed, "%lf", &link.gts) != 1 || sscanf(width, "%d", &link.width) != 1 ||
-        link.gts <= 0 || link.width <= 0)
-        return link;
-    /* Generations 1-2 send 10 bits for every 8 of data; 3-5 send 130 for every 128. */
-    double efficiency = link.gts < 8 ? 8.0 / 10 : 128.0 / 130;
-    link.peak_gbps = link.gts * link.width * efficiency / 8;
-    link.known = link.gts <= 32; /* PCIe 6's FLIT encoding is not modelled here */
-    return link;
-}
-
-static const char *pcie_generation(double gts)
-{
-    static const struct { double gts; const char *name; } gens[] = {
-        {2.5, "1"}, {5, "2"}, {8, "3"}, {16, "4"}, {32, "5"}};
-    for (size_t i = 0; i < sizeof gens / sizeof gens[0]; i++)
-        if (fabs(gts - gens[i].gts) < 0.1)
-            return gens[i].name;
-    return "?";
-}
-
-/* ------------------------------------------------------------------------------------------ *
  * 1. Bandwidth by size.
  * ------------------------------------------------------------------------------------------ */
 
+/* What every part times with, and where it writes what it measured. `stream` carries every
+ * timed copy, but for the D2H copies of both directions at once, which go to `d2h_stream`. */
 struct timing {
-    cudaStream_t stream, other;
-    cudaEvent_t start, stop, other_stop;
-    double *samples, *other_samples;
+    cudaStream_t stream, d2h_stream;
+    cudaEvent_t start, stop, d2h_stop;
+    double *samples, *d2h_samples;
     int reps;
+    struct csv *csv;
 };
+
+static struct timing timing_create(int reps, struct csv *csv)
+{
+    struct timing t = {.samples = samples_or_exit((size_t)reps),
+                       .d2h_samples = samples_or_exit((size_t)reps), .reps = reps, .csv = csv};
+    CUDA_CHECK(cudaStreamCreateWithFlags(&t.stream, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&t.d2h_stream, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaEventCreate(&t.start));
+    CUDA_CHECK(cudaEventCreate(&t.stop));
+    CUDA_CHECK(cudaEventCreate(&t.d2h_stop));
+    return t;
+}
+
+static void timing_destroy(struct timing *t)
+{
+    CUDA_CHECK(cudaEventDestroy(t->start));
+    CUDA_CHECK(cudaEventDestroy(t->stop));
+    CUDA_CHECK(cudaEventDestroy(t->d2h_stop));
+    CUDA_CHECK(cudaStreamDestroy(t->stream));
+    CUDA_CHECK(cudaStreamDestroy(t->d2h_stream));
+    free(t->samples);
+    free(t->d2h_samples);
+}
 
 /* Device buffers of the sweep: `data` receives H2D copies and sends D2H ones; `reference` holds
  * the expected bytes (copied once, from pageable memory), `check` a copy to compare on the GPU. */
@@ -182,6 +128,16 @@ static int copies_per_sample(size_t bytes)
     return bytes >= bytes_per_sample ? 1 : (int)(bytes_per_sample / bytes);
 }
 
+/* Ends a region begun by recording t->start in t->stream: milliseconds between the two. */
+static double stop_clock(const struct timing *t)
+{
+    CUDA_CHECK(cudaEventRecord(t->stop, t->stream));
+    CUDA_CHECK(cudaEventSynchronize(t->stop));
+    float ms;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, t->start, t->stop));
+    return ms;
+}
+
 /* Milliseconds per copy: median, min and max of the samples. */
 static struct stats time_copies(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
                                 const struct timing *t)
@@ -191,10 +147,7 @@ static struct stats time_copies(void *dst, const void *src, size_t bytes, enum c
         CUDA_CHECK(cudaEventRecord(t->start, t->stream));
         for (int c = 0; c < copies; c++)
             CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, t->stream));
-        CUDA_CHECK(cudaEventRecord(t->stop, t->stream));
-        CUDA_CHECK(cudaEventSynchronize(t->stop));
-        float ms;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, t->start, t->stop));
+        double ms = stop_clock(t);
         if (rep >= 0)
             t->samples[rep] = ms / copies;
     }
@@ -256,10 +209,14 @@ static void sweep_kind(enum memory_kind kind, struct sweep *sw, const struct dev
 
         sw->gbps[kind][UP][s] = gbps(bytes, up.median);
         sw->gbps[kind][DOWN][s] = gbps(bytes, down.median);
-        record("bandwidth", kind_names[kind], "H2D", bytes, t->reps, up, sw->gbps[kind][UP][s],
-               params);
-        record("bandwidth", kind_names[kind], "D2H", bytes, t->reps, down,
-               sw->gbps[kind][DOWN][s], params);
+        csv_record(t->csv, &(struct csv_row){.experiment = "bandwidth", .variant = kind_names[kind],
+                                             .direction = "H2D", .bytes = bytes, .reps = t->reps,
+                                             .ms = up, .gbps = sw->gbps[kind][UP][s],
+                                             .params = params});
+        csv_record(t->csv, &(struct csv_row){.experiment = "bandwidth", .variant = kind_names[kind],
+                                             .direction = "D2H", .bytes = bytes, .reps = t->reps,
+                                             .ms = down, .gbps = sw->gbps[kind][DOWN][s],
+                                             .params = params});
     }
     host_free(kind, src);
     host_free(kind, dst);
@@ -273,7 +230,7 @@ static void sweep_both_directions(struct sweep *sw, const struct device_buffers 
     size_t max_bytes = sw->sizes[sw->n_sizes - 1];
     float *src = host_alloc(PINNED, max_bytes), *dst = host_alloc(PINNED, max_bytes);
     fill_random(src, max_bytes / sizeof(float), 7);
-    double *sum = new_samples(t->reps);
+    double *sum = samples_or_exit((size_t)t->reps);
     for (int s = 0; s < sw->n_sizes; s++) {
         size_t bytes = sw->sizes[s];
         int copies = copies_per_sample(bytes);
@@ -282,23 +239,23 @@ static void sweep_both_directions(struct sweep *sw, const struct device_buffers 
         memset(dst, 0xff, bytes);
         for (int rep = -1; rep < t->reps; rep++) {
             CUDA_CHECK(cudaEventRecord(t->start, t->stream));
-            CUDA_CHECK(cudaStreamWaitEvent(t->other, t->start, 0));
+            CUDA_CHECK(cudaStreamWaitEvent(t->d2h_stream, t->start, 0));
             for (int c = 0; c < copies; c++) {
                 CUDA_CHECK(cudaMemcpyAsync(d->data, src, bytes, cudaMemcpyHostToDevice,
                                            t->stream));
                 CUDA_CHECK(cudaMemcpyAsync(dst, d->reference, bytes, cudaMemcpyDeviceToHost,
-                                           t->other));
+                                           t->d2h_stream));
             }
             CUDA_CHECK(cudaEventRecord(t->stop, t->stream));
-            CUDA_CHECK(cudaEventRecord(t->other_stop, t->other));
+            CUDA_CHECK(cudaEventRecord(t->d2h_stop, t->d2h_stream));
             CUDA_CHECK(cudaEventSynchronize(t->stop));
-            CUDA_CHECK(cudaEventSynchronize(t->other_stop));
+            CUDA_CHECK(cudaEventSynchronize(t->d2h_stop));
             float up_ms, down_ms;
             CUDA_CHECK(cudaEventElapsedTime(&up_ms, t->start, t->stop));
-            CUDA_CHECK(cudaEventElapsedTime(&down_ms, t->start, t->other_stop));
+            CUDA_CHECK(cudaEventElapsedTime(&down_ms, t->start, t->d2h_stop));
             if (rep >= 0) {
                 t->samples[rep] = up_ms / copies;
-                t->other_samples[rep] = down_ms / copies;
+                t->d2h_samples[rep] = down_ms / copies;
                 sum[rep] = fmax(up_ms, down_ms) / copies;
             }
         }
@@ -306,7 +263,7 @@ static void sweep_both_directions(struct sweep *sw, const struct device_buffers 
         expect_reference_on_host(dst, d, bytes, "D2H copy (both directions at once)");
 
         struct stats up = stats_summarize(t->samples, (size_t)t->reps);
-        struct stats down = stats_summarize(t->other_samples, (size_t)t->reps);
+        struct stats down = stats_summarize(t->d2h_samples, (size_t)t->reps);
         struct stats both = stats_summarize(sum, (size_t)t->reps);
         sw->both_gbps[UP][s] = gbps(bytes, up.median);
         sw->both_gbps[DOWN][s] = gbps(bytes, down.median);
@@ -314,12 +271,19 @@ static void sweep_both_directions(struct sweep *sw, const struct device_buffers 
         char params[96];
         snprintf(params, sizeof params, "clock=gpu_event;call=cudaMemcpyAsync;copies=%d;streams=2",
                  copies);
-        record("bandwidth_bidirectional", "pinned", "H2D", bytes, t->reps, up,
-               sw->both_gbps[UP][s], params);
-        record("bandwidth_bidirectional", "pinned", "D2H", bytes, t->reps, down,
-               sw->both_gbps[DOWN][s], params);
-        record("bandwidth_bidirectional", "pinned", "both", 2 * bytes, t->reps, both,
-               sw->both_gbps[N_DIRECTIONS][s], params);
+        csv_record(t->csv, &(struct csv_row){.experiment = "bandwidth_bidirectional",
+                                             .variant = "pinned", .direction = "H2D",
+                                             .bytes = bytes, .reps = t->reps, .ms = up,
+                                             .gbps = sw->both_gbps[UP][s], .params = params});
+        csv_record(t->csv, &(struct csv_row){.experiment = "bandwidth_bidirectional",
+                                             .variant = "pinned", .direction = "D2H",
+                                             .bytes = bytes, .reps = t->reps, .ms = down,
+                                             .gbps = sw->both_gbps[DOWN][s], .params = params});
+        csv_record(t->csv, &(struct csv_row){.experiment = "bandwidth_bidirectional",
+                                             .variant = "pinned", .direction = "both",
+                                             .bytes = 2 * bytes, .reps = t->reps, .ms = both,
+                                             .gbps = sw->both_gbps[N_DIRECTIONS][s],
+                                             .params = params});
     }
     free(sum);
     host_free(PINNED, src);
@@ -347,7 +311,7 @@ static void print_sweep(const struct sweep *sw, int reps)
 }
 
 /* Each kind's figure at the largest size, against the best pinned figure and the link's peak. */
-static void print_against_limits(const struct sweep *sw, const struct link *link)
+static void print_against_limits(const struct sweep *sw, const struct pcie_link *link)
 {
     double best = 0;
     for (int s = 0; s < sw->n_sizes; s++)
@@ -379,6 +343,35 @@ static void print_against_limits(const struct sweep *sw, const struct link *link
     }
 }
 
+/* Part 1 whole: every kind, both directions, and both at once, size by size, then the tables. */
+static void bandwidth_by_size(size_t sweep_max, const struct pcie_link *link,
+                              const struct timing *t, struct sweep *sw)
+{
+    *sw = (struct sweep){.n_sizes = 0};
+    for (size_t b = SWEEP_MIN_BYTES; b <= sweep_max && sw->n_sizes < MAX_SIZES;
+         b = sweep_next_size(b, sweep_max))
+        sw->sizes[sw->n_sizes++] = b;
+    struct device_buffers d;
+    CUDA_CHECK(cudaMalloc(&d.data, sweep_max));
+    CUDA_CHECK(cudaMalloc(&d.reference, sweep_max));
+    CUDA_CHECK(cudaMalloc(&d.check, sweep_max));
+    CUDA_CHECK(cudaMalloc((void **)&d.count, sizeof *d.count));
+    float *expected = host_alloc(PAGEABLE, sweep_max);
+    fill_random(expected, sweep_max / sizeof(float), 7);
+    CUDA_CHECK(cudaMemcpy(d.reference, expected, sweep_max, cudaMemcpyHostToDevice));
+    host_free(PAGEABLE, expected);
+
+    for (int k = 0; k < N_KINDS; k++)
+        sweep_kind((enum memory_kind)k, sw, &d, t);
+    sweep_both_directions(sw, &d, t);
+    print_sweep(sw, t->reps);
+    print_against_limits(sw, link);
+    CUDA_CHECK(cudaFree(d.data));
+    CUDA_CHECK(cudaFree(d.reference));
+    CUDA_CHECK(cudaFree(d.check));
+    CUDA_CHECK(cudaFree(d.count));
+}
+
 /* ------------------------------------------------------------------------------------------ *
  * 2. The CPU's side: write-combined memory is meant for the CPU to write and the GPU to read.
  * ------------------------------------------------------------------------------------------ */
@@ -391,7 +384,7 @@ static void cpu_access(const struct timing *t)
            "   host clock, median of %d\n", t->reps);
     for (int k = 0; k < 2; k++) {
         uint64_t *buffer = host_alloc(kinds[k], bytes);
-        double *read_ms = new_samples(t->reps);
+        double *read_ms = samples_or_exit((size_t)t->reps);
         for (int rep = -1; rep < t->reps; rep++) {
             /* A byte pattern that changes with rep, so the compiler cannot know what the sum
              * will read, and every repetition's sum can be checked. */
@@ -421,10 +414,16 @@ static void cpu_access(const struct timing *t)
         printf("  %-15s write %8.3f ms (%6.2f GB/s)   read %8.3f ms (%6.2f GB/s)\n",
                kind_names[kinds[k]], write.median, gbps(bytes, write.median), read.median,
                gbps(bytes, read.median));
-        record("cpu_access", kind_names[kinds[k]], "none", bytes, t->reps, write,
-               gbps(bytes, write.median), "clock=host;measure=cpu_write");
-        record("cpu_access", kind_names[kinds[k]], "none", bytes, t->reps, read,
-               gbps(bytes, read.median), "clock=host;measure=cpu_read");
+        csv_record(t->csv, &(struct csv_row){.experiment = "cpu_access",
+                                             .variant = kind_names[kinds[k]], .bytes = bytes,
+                                             .reps = t->reps, .ms = write,
+                                             .gbps = gbps(bytes, write.median),
+                                             .params = "clock=host;measure=cpu_write"});
+        csv_record(t->csv, &(struct csv_row){.experiment = "cpu_access",
+                                             .variant = kind_names[kinds[k]], .bytes = bytes,
+                                             .reps = t->reps, .ms = read,
+                                             .gbps = gbps(bytes, read.median),
+                                             .params = "clock=host;measure=cpu_read"});
         free(read_ms);
         host_free(kinds[k], buffer);
     }
@@ -434,20 +433,31 @@ static void cpu_access(const struct timing *t)
  * 3. Mapped (zero-copy) memory: kernels that reach across PCIe themselves.
  * ------------------------------------------------------------------------------------------ */
 
-static struct stats time_kernel_or_copy(const float *src, float *dst, size_t n_out, size_t stride,
-                                        const float *copy_from, float *copy_to, size_t copy_bytes,
-                                        const struct timing *t)
+/* dst[i] = src[i * stride] for i < n_out, timed with events. src or dst may be mapped host
+ * memory. */
+static struct stats time_gather(const float *src, float *dst, size_t n_out, size_t stride,
+                                const struct timing *t)
+{
+    for (int rep = -1; rep < t->reps; rep++) { /* rep -1 warms up */
+        CUDA_CHECK(cudaEventRecord(t->start, t->stream));
+        CUDA_CHECK(launch_gather(src, dst, n_out, stride, t->stream));
+        double ms = stop_clock(t);
+        if (rep >= 0)
+            t->samples[rep] = ms;
+    }
+    return stats_summarize(t->samples, (size_t)t->reps);
+}
+
+/* The usual way instead: copy all of h_src to d_src, then gather from it on the GPU. */
+static struct stats time_copy_then_gather(const float *h_src, float *d_src, size_t bytes,
+                                          float *dst, size_t n_out, size_t stride,
+                                          const struct timing *t)
 {
     for (int rep = -1; rep < t->reps; rep++) {
         CUDA_CHECK(cudaEventRecord(t->start, t->stream));
-        if (copy_bytes)
-            CUDA_CHECK(cudaMemcpyAsync(copy_to, copy_from, copy_bytes, cudaMemcpyHostToDevice,
-                                       t->stream));
-        CUDA_CHECK(launch_gather(src, dst, n_out, stride, t->stream));
-        CUDA_CHECK(cudaEventRecord(t->stop, t->stream));
-        CUDA_CHECK(cudaEventSynchronize(t->stop));
-        float ms;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, t->start, t->stop));
+        CUDA_CHECK(cudaMemcpyAsync(d_src, h_src, bytes, cudaMemcpyHostToDevice, t->stream));
+        CUDA_CHECK(launch_gather(d_src, dst, n_out, stride, t->stream));
+        double ms = stop_clock(t);
         if (rep >= 0)
             t->samples[rep] = ms;
     }
@@ -481,19 +491,19 @@ static void zero_copy(size_t bytes, const struct timing *t)
     CUDA_CHECK(cudaMemcpy(d_b, h_src, bytes, cudaMemcpyHostToDevice));
 
     /* A kernel reads host memory into device memory, then writes device memory to the host. */
-    struct stats read = time_kernel_or_copy(src_view, d_a, n, 1, NULL, NULL, 0, t);
+    struct stats read = time_gather(src_view, d_a, n, 1, t);
     CUDA_CHECK(cudaMemcpy(h_dst, d_a, bytes, cudaMemcpyDeviceToHost));
     expect_gathered(h_dst, h_src, n, 1, "kernel read of mapped memory");
     memset(h_dst, 0xff, bytes);
-    struct stats write = time_kernel_or_copy(d_b, dst_view, n, 1, NULL, NULL, 0, t);
+    struct stats write = time_gather(d_b, dst_view, n, 1, t);
     expect_gathered(h_dst, h_src, n, 1, "kernel write to mapped memory");
 
     /* Using 1 float in 32: read just those across PCIe, or copy everything and pick on the GPU. */
-    struct stats sparse = time_kernel_or_copy(src_view, d_a, n_sparse, stride, NULL, NULL, 0, t);
+    struct stats sparse = time_gather(src_view, d_a, n_sparse, stride, t);
     CUDA_CHECK(cudaMemcpy(h_dst, d_a, n_sparse * sizeof(float), cudaMemcpyDeviceToHost));
     expect_gathered(h_dst, h_src, n_sparse, stride, "sparse read of mapped memory");
     CUDA_CHECK(cudaMemsetAsync(d_a, 0xff, bytes, t->stream)); /* the stream the gather runs in */
-    struct stats copy_all = time_kernel_or_copy(d_b, d_a, n_sparse, stride, h_src, d_b, bytes, t);
+    struct stats copy_all = time_copy_then_gather(h_src, d_b, bytes, d_a, n_sparse, stride, t);
     CUDA_CHECK(cudaMemcpy(h_dst, d_a, n_sparse * sizeof(float), cudaMemcpyDeviceToHost));
     expect_gathered(h_dst, h_src, n_sparse, stride, "copy, then gather");
 
@@ -507,14 +517,21 @@ static void zero_copy(size_t bytes, const struct timing *t)
     printf("  using 1 float in %zu: read those across PCIe  %8.3f ms\n", stride, sparse.median);
     printf("  using 1 float in %zu: copy all, then pick     %8.3f ms\n", stride,
            copy_all.median);
-    record("zero_copy", "mapped_read", "H2D", bytes, t->reps, read, gbps(bytes, read.median),
-           "clock=gpu_event;kernel=gather");
-    record("zero_copy", "mapped_write", "D2H", bytes, t->reps, write, gbps(bytes, write.median),
-           "clock=gpu_event;kernel=gather");
-    record("zero_copy", "sparse_mapped_read", "H2D", bytes, t->reps, sparse, NAN,
-           "clock=gpu_event;stride=32");
-    record("zero_copy", "sparse_copy_then_gather", "H2D", bytes, t->reps, copy_all, NAN,
-           "clock=gpu_event;stride=32");
+    csv_record(t->csv, &(struct csv_row){.experiment = "zero_copy", .variant = "mapped_read",
+                                         .direction = "H2D", .bytes = bytes, .reps = t->reps,
+                                         .ms = read, .gbps = gbps(bytes, read.median),
+                                         .params = "clock=gpu_event;kernel=gather"});
+    csv_record(t->csv, &(struct csv_row){.experiment = "zero_copy", .variant = "mapped_write",
+                                         .direction = "D2H", .bytes = bytes, .reps = t->reps,
+                                         .ms = write, .gbps = gbps(bytes, write.median),
+                                         .params = "clock=gpu_event;kernel=gather"});
+    csv_record(t->csv, &(struct csv_row){.experiment = "zero_copy", .variant = "sparse_mapped_read",
+                                         .direction = "H2D", .bytes = bytes, .reps = t->reps,
+                                         .ms = sparse, .params = "clock=gpu_event;stride=32"});
+    csv_record(t->csv, &(struct csv_row){.experiment = "zero_copy",
+                                         .variant = "sparse_copy_then_gather", .direction = "H2D",
+                                         .bytes = bytes, .reps = t->reps, .ms = copy_all,
+                                         .params = "clock=gpu_event;stride=32"});
 
     CUDA_CHECK(cudaFree(d_a));
     CUDA_CHECK(cudaFree(d_b));
@@ -533,16 +550,12 @@ static const char *const pin_op_names[N_PIN_OPS] = {
 static const char *const pin_op_variants[N_PIN_OPS] = {
     "malloc_touch", "free", "host_register", "host_unregister", "malloc_host", "free_host"};
 
-static void pinning_cost(size_t bytes, const struct sweep *sw)
+static void pinning_cost(size_t bytes, const struct sweep *sw, const struct timing *t)
 {
     double samples[N_PIN_OPS][PIN_REPS];
     for (int rep = 0; rep < PIN_REPS; rep++) {
         double t0 = host_ms();
-        char *p = malloc(bytes);
-        if (!p) {
-            fprintf(stderr, "%s: malloc of %zu bytes failed\n", program_name, bytes);
-            exit(EXIT_ERROR);
-        }
+        char *p = malloc_or_exit(bytes);
         memset(p, 1, bytes); /* the operating system maps the pages only when first touched */
         double t1 = host_ms();
         CUDA_CHECK(cudaHostRegister(p, bytes, cudaHostRegisterDefault));
@@ -569,8 +582,10 @@ static void pinning_cost(size_t bytes, const struct sweep *sw)
         cost[op] = stats_summarize(samples[op], PIN_REPS);
         printf("  %-22s %9.2f ms  %9.2f ms per GiB\n", pin_op_names[op], cost[op].median,
                cost[op].median / gib);
-        record("pin_cost", pin_op_variants[op], "none", bytes, PIN_REPS, cost[op], NAN,
-               "clock=host");
+        csv_record(t->csv, &(struct csv_row){.experiment = "pin_cost",
+                                             .variant = pin_op_variants[op], .bytes = bytes,
+                                             .reps = PIN_REPS, .ms = cost[op],
+                                             .params = "clock=host"});
     }
     /* Pinning in place pays once the copies it speeds up have saved what it cost. */
     int last = sw->n_sizes - 1;
@@ -614,8 +629,11 @@ static void async_gotcha(size_t bytes, const struct timing *t)
             struct stats s = stats_summarize(t->samples, (size_t)t->reps);
             printf("  %-9s %s returned after %9.3f ms\n", kind_names[kinds[k]],
                    direction_names[dir], s.median);
-            record("async_blocking", kind_names[kinds[k]], direction_names[dir], bytes, t->reps,
-                   s, NAN, "clock=host;measure=call_returned");
+            csv_record(t->csv, &(struct csv_row){.experiment = "async_blocking",
+                                                 .variant = kind_names[kinds[k]],
+                                                 .direction = direction_names[dir], .bytes = bytes,
+                                                 .reps = t->reps, .ms = s,
+                                                 .params = "clock=host;measure=call_returned"});
         }
     }
     CUDA_CHECK(cudaFree(d_buffer));
@@ -625,11 +643,12 @@ static void async_gotcha(size_t bytes, const struct timing *t)
 
 int main(int argc, char **argv)
 {
-    struct common_args args = {.size = 64u << 20, .size_multiple = sizeof(float), .reps = 10};
+    struct common_args args = {.size = 64u << 20, .size_help = "bytes per buffer of parts 3 and 5",
+                               .size_multiple = sizeof(float), .reps = 10};
     size_t sweep_max = 1u << 30;
     const struct opt extra[] = {
         {"--sweep-max", OPT_BYTES, &sweep_max, SWEEP_MIN_BYTES, (size_t)1 << 40, "BYTES",
-         "largest size of the bandwidth sweep, and the size pinned in part 3", sizeof(float)},
+         "largest size of the bandwidth sweep, and the size pinned in part 4", sizeof(float)},
     };
     int rc = cli_parse(argc, argv, summary, &args, extra, sizeof extra / sizeof extra[0]);
     if (rc != CLI_CONTINUE)
@@ -642,59 +661,22 @@ int main(int argc, char **argv)
     if ((rc = lesson_open("04_pinned_memory", &args, 3 * sweep_max + 2 * args.size,
                           2 * sweep_max + 2 * args.size, &gpu, &csv)) != EXIT_VERIFIED)
         return rc;
-    csv_out = &csv;
 
-    struct link link = read_link(args.device);
+    struct pcie_link link = gpu_pcie_link(args.device);
     if (link.known)
-        printf("link: PCIe gen %s x%d (%.1f GT/s per lane): %.1f GB/s per direction at most\n",
-               pcie_generation(link.gts), link.width, link.gts, link.peak_gbps);
+        printf("link: PCIe gen %d x%d (%.1f GT/s per lane): %.1f GB/s per direction at most\n",
+               link.generation, link.width, link.gts, link.peak_gbps);
     else
         printf("link: PCIe generation and width not visible here; figures stand alone\n");
 
-    struct timing t = {.reps = args.reps, .samples = new_samples(args.reps),
-                       .other_samples = new_samples(args.reps)};
-    CUDA_CHECK(cudaStreamCreateWithFlags(&t.stream, cudaStreamNonBlocking));
-    CUDA_CHECK(cudaStreamCreateWithFlags(&t.other, cudaStreamNonBlocking));
-    CUDA_CHECK(cudaEventCreate(&t.start));
-    CUDA_CHECK(cudaEventCreate(&t.stop));
-    CUDA_CHECK(cudaEventCreate(&t.other_stop));
-
-    struct sweep sw = {.n_sizes = 0};
-    for (size_t b = SWEEP_MIN_BYTES; b <= sweep_max && sw.n_sizes < MAX_SIZES;
-         b = sweep_next_size(b, sweep_max))
-        sw.sizes[sw.n_sizes++] = b;
-    struct device_buffers d;
-    CUDA_CHECK(cudaMalloc(&d.data, sweep_max));
-    CUDA_CHECK(cudaMalloc(&d.reference, sweep_max));
-    CUDA_CHECK(cudaMalloc(&d.check, sweep_max));
-    CUDA_CHECK(cudaMalloc((void **)&d.count, sizeof *d.count));
-    float *expected = host_alloc(PAGEABLE, sweep_max);
-    fill_random(expected, sweep_max / sizeof(float), 7);
-    CUDA_CHECK(cudaMemcpy(d.reference, expected, sweep_max, cudaMemcpyHostToDevice));
-    host_free(PAGEABLE, expected);
-
-    for (int k = 0; k < N_KINDS; k++)
-        sweep_kind((enum memory_kind)k, &sw, &d, &t);
-    sweep_both_directions(&sw, &d, &t);
-    print_sweep(&sw, args.reps);
-    print_against_limits(&sw, &link);
-    CUDA_CHECK(cudaFree(d.data));
-    CUDA_CHECK(cudaFree(d.reference));
-    CUDA_CHECK(cudaFree(d.check));
-    CUDA_CHECK(cudaFree(d.count));
-
+    struct timing t = timing_create(args.reps, &csv);
+    struct sweep sw;
+    bandwidth_by_size(sweep_max, &link, &t, &sw);
     cpu_access(&t);
     zero_copy(args.size, &t);
-    pinning_cost(sweep_max, &sw);
+    pinning_cost(sweep_max, &sw, &t);
     async_gotcha(args.size, &t);
-
-    CUDA_CHECK(cudaEventDestroy(t.start));
-    CUDA_CHECK(cudaEventDestroy(t.stop));
-    CUDA_CHECK(cudaEventDestroy(t.other_stop));
-    CUDA_CHECK(cudaStreamDestroy(t.stream));
-    CUDA_CHECK(cudaStreamDestroy(t.other));
-    free(t.samples);
-    free(t.other_samples);
+    timing_destroy(&t);
     if (csv_close(&csv))
         return EXIT_ERROR;
     printf("\nverified: every copy of every size and kind, and every zero-copy result\n");

@@ -92,11 +92,9 @@ int run_async_demo(const struct demo_config *cfg, struct demo_samples *out)
         double times[3];
         if (one_run(cfg, &r, times))
             goto out_destroy_tm;
-        size_t bad = vector_add_mismatch(r.h_a.data, r.h_b.data, r.h_c.data, cfg->n);
-        if (bad != cfg->n) {
-            fprintf(stderr, "%s: asynchronous result wrong at element %zu\n", program_name, bad);
+        if (!vector_add_verified(r.h_a.data, r.h_b.data, r.h_c.data, cfg->n,
+                                 "asynchronous result"))
             goto out_destroy_tm;
-        }
         if (rep >= 0) {
             out->async_total[rep] = times[0];
             out->cpu_work[rep] = times[1];

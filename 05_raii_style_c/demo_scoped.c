@@ -58,11 +58,8 @@ int run_sync_baseline(const struct demo_config *cfg, struct demo_samples *out)
             CUDA_REPORT(cudaMemcpy(h_c.data, d_c.data, bytes, cudaMemcpyDeviceToHost)))
             return EXIT_ERROR;
         double total = host_ms() - t0;
-        size_t bad = vector_add_mismatch(h_a.data, h_b.data, h_c.data, cfg->n);
-        if (bad != cfg->n) {
-            fprintf(stderr, "%s: synchronous result wrong at element %zu\n", program_name, bad);
+        if (!vector_add_verified(h_a.data, h_b.data, h_c.data, cfg->n, "synchronous result"))
             return EXIT_ERROR;
-        }
         if (rep >= 0)
             out->sync_total[rep] = total;
     }

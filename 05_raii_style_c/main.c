@@ -9,7 +9,7 @@
  *   transfer_manager.c   the lecture's AsyncTransferManager, tracking each stream's copies
  *   demo_scoped.c        the synchronous half, with __attribute__((cleanup)) scoped handles
  *   demo_goto.c          the asynchronous half, with the portable goto ladder
- *   fault.c              --fail-at N: make the Nth acquisition fail, and count live resources
+ *   common/fault.c       --fail-at N: make the Nth acquisition fail, and count live resources
  *
  * Nothing here ends the program early: every function returns its error and releases what it
  * holds, and main() prints how many resources are still alive at the end. It must be 0 on every
@@ -31,11 +31,9 @@ static int report(const struct demo_config *cfg, struct demo_samples *s, struct 
     /* The GPU work the CPU did not wait for: what the synchronous version took, plus the CPU
      * work, minus what the asynchronous version took. */
     struct stats sync = stats_summarize(s->sync_total, reps);
-    double *overlapped = malloc(reps * sizeof *overlapped);
-    if (!overlapped) {
-        fprintf(stderr, "%s: out of host memory for %d samples\n", program_name, cfg->reps);
+    double *overlapped = samples_alloc(reps);
+    if (!overlapped)
         return EXIT_ERROR;
-    }
     for (size_t i = 0; i < reps; i++)
         overlapped[i] = sync.median + s->cpu_work[i] - s->async_total[i];
     struct stats async = stats_summarize(s->async_total, reps);
@@ -58,10 +56,13 @@ static int report(const struct demo_config *cfg, struct demo_samples *s, struct 
     const struct { const char *variant; struct stats ms; } rows[] = {
         {"sync_total", sync}, {"async_total", async}, {"cpu_work", cpu}, {"final_wait", wait},
     };
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        if (csv_write_time(csv, "demo", rows[i].variant, bytes, cfg->reps, rows[i].ms,
-                           "clock=host;cpu_work_ms=50+70"))
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct csv_row row = {.experiment = "demo", .variant = rows[i].variant, .bytes = bytes,
+                              .reps = cfg->reps, .ms = rows[i].ms,
+                              .params = "clock=host;cpu_work_ms=50+70"};
+        if (csv_write(csv, &row))
             return EXIT_ERROR;
+    }
     return EXIT_VERIFIED;
 }
 
@@ -69,11 +70,9 @@ static int run(const struct common_args *args, struct csv *csv)
 {
     struct demo_config cfg = {args->size / sizeof(float), args->reps, {50, 70}};
     const size_t reps = (size_t)args->reps;
-    double *storage = calloc(4 * reps, sizeof *storage);
-    if (!storage) {
-        fprintf(stderr, "%s: out of host memory for %d samples\n", program_name, args->reps);
+    double *storage = samples_alloc(4 * reps);
+    if (!storage)
         return EXIT_ERROR;
-    }
     struct demo_samples samples = {storage, storage + reps, storage + 2 * reps,
                                    storage + 3 * reps};
     int rc = run_sync_baseline(&cfg, &samples);
@@ -87,12 +86,10 @@ static int run(const struct common_args *args, struct csv *csv)
 
 int main(int argc, char **argv)
 {
-    struct common_args args = {.size = 256u << 20, .size_multiple = sizeof(float), .reps = 5};
+    struct common_args args = {.size = 256u << 20, .size_help = "bytes per vector",
+                               .size_multiple = sizeof(float), .reps = 5};
     int fail_at = 0;
-    const struct opt extra[] = {
-        {"--fail-at", OPT_INT, &fail_at, 0, 1000000, "N",
-         "make the Nth resource acquisition fail, to test the cleanup paths (0: never)", 0},
-    };
+    const struct opt extra[] = {FAIL_AT_OPTION(&fail_at)};
     int rc = cli_parse(argc, argv, summary, &args, extra, sizeof extra / sizeof extra[0]);
     if (rc != CLI_CONTINUE)
         return rc;
@@ -108,12 +105,7 @@ int main(int argc, char **argv)
     rc = run(&args, &csv);
     if (csv_close(&csv) && rc == EXIT_VERIFIED)
         rc = EXIT_ERROR;
-    printf("\nresources: %lu acquired, %ld still live at exit\n", acquisitions(),
-           resources_live());
-    if (resources_live() != 0) {
-        fprintf(stderr, "%s: %ld resources leaked\n", program_name, resources_live());
-        rc = EXIT_ERROR;
-    }
+    rc = resources_report(rc);
     if (rc == EXIT_VERIFIED)
         printf("verified: c = a + b in every run, synchronous and asynchronous\n");
     return rc;

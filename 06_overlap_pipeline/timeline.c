@@ -34,7 +34,7 @@ struct issued { /* one copy or kernel, in the order the program issued it */
 };
 
 enum { MAX_RUNS = 8, RECORD_BUFFER_BYTES = 4u << 20, POOLED_BUFFERS = 4 };
-static struct {
+static struct timeline {
     bool recording;
     struct operation *ops;
     size_t n_ops, cap_ops;
@@ -42,7 +42,7 @@ static struct {
     size_t n_log, cap_log;
     const char *runs[MAX_RUNS];
     unsigned n_runs;
-    bool overflowed;
+    bool lost; /* a record or a note that could not be kept */
 } tl;
 
 static int cupti_failed(CUptiResult result, const char *expr)
@@ -77,7 +77,7 @@ static void keep_operation(enum row row, uint64_t start, uint64_t end, uint64_t 
                            uint32_t correlation, uint32_t stream)
 {
     if (!reserve((void **)&tl.ops, &tl.cap_ops, tl.n_ops, sizeof *tl.ops)) {
-        tl.overflowed = true;
+        tl.lost = true;
         return;
     }
     tl.ops[tl.n_ops++] = (struct operation){row, start, end, bytes, correlation, stream};
@@ -157,7 +157,7 @@ static void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uin
     size_t dropped = 0;
     if (cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS &&
         dropped)
-        tl.overflowed = true;
+        tl.lost = true;
     pthread_mutex_lock(&pool.lock);
     if (pool.n_free < POOLED_BUFFERS)
         pool.free[pool.n_free++] = buffer;
@@ -168,11 +168,6 @@ static void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uin
 
 static const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
                                            CUPTI_ACTIVITY_KIND_MEMCPY};
-
-bool timeline_available(void)
-{
-    return true;
-}
 
 static int start_recording(void)
 {
@@ -213,16 +208,14 @@ int timeline_discard(void)
 /* CUPTI numbers every CUDA call in the order it is made (its correlation id), and each copy and
  * kernel record carries the number of the call that issued it. So the records, sorted by that
  * number, come in the order of this log: the i-th record is the i-th operation noted here. */
-int timeline_chunk(unsigned chunk)
+void timeline_chunk(unsigned chunk)
 {
-    if (!tl.recording || tl.n_runs == 0)
-        return -1;
-    if (!reserve((void **)&tl.log, &tl.cap_log, tl.n_log, sizeof *tl.log)) {
-        fprintf(stderr, "%s: timeline: out of memory\n", program_name);
-        return -1;
+    if (!tl.recording || tl.n_runs == 0 ||
+        !reserve((void **)&tl.log, &tl.cap_log, tl.n_log, sizeof *tl.log)) {
+        tl.lost = true;
+        return;
     }
     tl.log[tl.n_log++] = (struct issued){tl.n_runs - 1, chunk};
-    return 0;
 }
 
 static int compare_correlation(const void *a, const void *b)
@@ -232,84 +225,109 @@ static int compare_correlation(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int timeline_write(const char *prefix, unsigned long *operations)
+/* Stops recording; CUPTI's last records arrive during the flush. */
+static int stop_recording(void)
 {
+    if (!tl.recording)
+        return 0;
+    tl.recording = false;
     CUPTI_TRY(cuptiActivityFlushAll(1));
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         CUPTI_TRY(cuptiActivityDisable(kinds[i]));
-    tl.recording = false;
+    return 0;
+}
+
+void timeline_stop(void)
+{
+    stop_recording();
     pool_empty(); /* the flush handed every buffer back */
-    if (tl.overflowed) {
-        fprintf(stderr, "%s: timeline: records were lost (out of memory)\n", program_name);
-        return -1;
+    free(tl.ops);
+    free(tl.log);
+    tl = (struct timeline){.lost = false};
+}
+
+/* Pairs the records with the log: false after saying why they cannot be paired. */
+static bool records_match_log(void)
+{
+    if (tl.lost) {
+        fprintf(stderr, "%s: timeline: records or notes were lost (out of memory)\n",
+                program_name);
+        return false;
     }
     if (tl.n_ops != tl.n_log) {
         fprintf(stderr, "%s: timeline: CUPTI recorded %zu copies and kernels, the program issued "
                         "%zu\n", program_name, tl.n_ops, tl.n_log);
-        return -1;
+        return false;
     }
     qsort(tl.ops, tl.n_ops, sizeof *tl.ops, compare_correlation);
+    return true;
+}
 
-    /* Each run's times start at its own first operation, so runs line up on one axis. */
+static void write_run_names(FILE *json)
+{
+    for (unsigned r = 0; r < tl.n_runs; r++) {
+        fprintf(json, "%s{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %u, "
+                      "\"args\": {\"name\": \"%s\"}}", r ? ",\n" : "", r + 1, tl.runs[r]);
+        for (int row = 0; row < N_ROWS; row++)
+            fprintf(json, ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %u, "
+                          "\"tid\": %d, \"args\": {\"name\": \"%s\"}}", r + 1, row + 1,
+                    row_names[row]);
+    }
+}
+
+/* Every operation, in both files. Each run's times start at its own first operation, so runs
+ * line up on one axis. */
+static void write_operations(FILE *json, FILE *csv)
+{
     uint64_t origin[MAX_RUNS];
     for (unsigned r = 0; r < MAX_RUNS; r++)
         origin[r] = UINT64_MAX;
     for (size_t i = 0; i < tl.n_ops; i++)
         if (tl.ops[i].start < origin[tl.log[i].run])
             origin[tl.log[i].run] = tl.ops[i].start;
-
-    char path[512];
-    snprintf(path, sizeof path, "%s.json", prefix);
-    FILE *json = fopen(path, "w");
-    snprintf(path, sizeof path, "%s.csv", prefix);
-    FILE *csv = fopen(path, "w");
-    if (!json || !csv) {
-        fprintf(stderr, "%s: timeline: cannot write %s.json and .csv\n", program_name, prefix);
-        if (json)
-            fclose(json);
-        if (csv)
-            fclose(csv);
-        return -1;
-    }
-    fprintf(json, "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n");
     fprintf(csv, "run,row,chunk,stream,start_us,duration_us,bytes\n");
-    const char *separator = "";
-    for (unsigned r = 0; r < tl.n_runs; r++) {
-        fprintf(json, "%s{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %u, "
-                      "\"args\": {\"name\": \"%s\"}}", separator, r + 1, tl.runs[r]);
-        separator = ",\n";
-        for (int row = 0; row < N_ROWS; row++)
-            fprintf(json, ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %u, "
-                          "\"tid\": %d, \"args\": {\"name\": \"%s\"}}", r + 1, row + 1,
-                    row_names[row]);
-    }
-    unsigned long written = 0;
     for (size_t i = 0; i < tl.n_ops; i++) {
         const struct operation *op = &tl.ops[i];
         unsigned run = tl.log[i].run, chunk = tl.log[i].chunk;
         double start_us = (double)(op->start - origin[run]) / 1e3;
         double duration_us = (double)(op->end - op->start) / 1e3;
-        fprintf(json, "%s{\"name\": \"%s chunk %u\", \"cat\": \"%s\", \"ph\": \"X\", "
+        fprintf(json, ",\n{\"name\": \"%s chunk %u\", \"cat\": \"%s\", \"ph\": \"X\", "
                       "\"pid\": %u, \"tid\": %d, \"ts\": %.3f, \"dur\": %.3f, "
                       "\"args\": {\"chunk\": %u, \"stream\": %u, \"bytes\": %llu}}",
-                separator, row_names[op->row], chunk, op->row == ROW_KERNEL ? "kernel" : "memcpy",
-                run + 1, op->row + 1, start_us, duration_us, chunk, op->stream,
+                row_names[op->row], chunk, op->row == ROW_KERNEL ? "kernel" : "memcpy", run + 1,
+                op->row + 1, start_us, duration_us, chunk, op->stream,
                 (unsigned long long)op->bytes);
         csv_field(csv, tl.runs[run]); /* run names hold commas: quoted */
         fprintf(csv, ",%s,%u,%u,%.3f,%.3f,%llu\n", row_names[op->row], chunk, op->stream,
                 start_us, duration_us, (unsigned long long)op->bytes);
-        written++;
     }
-    fprintf(json, "\n]}\n");
-    int rc = (fclose(json) | fclose(csv)) ? -1 : 0;
+}
+
+int timeline_write(const char *prefix, unsigned long *operations)
+{
+    if (stop_recording() || !records_match_log()) {
+        timeline_stop();
+        return -1;
+    }
+    char path[512];
+    snprintf(path, sizeof path, "%s.json", prefix);
+    FILE *json = fopen(path, "w");
+    snprintf(path, sizeof path, "%s.csv", prefix);
+    FILE *csv = fopen(path, "w");
+    int rc = json && csv ? 0 : -1;
+    if (rc == 0) {
+        fprintf(json, "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n");
+        write_run_names(json);
+        write_operations(json, csv);
+        fprintf(json, "\n]}\n");
+    }
+    if ((json && fclose(json)) | (csv && fclose(csv)))
+        rc = -1;
     if (rc)
-        fprintf(stderr, "%s: timeline: writing %s.* failed\n", program_name, prefix);
-    free(tl.ops);
-    free(tl.log);
-    tl.ops = NULL;
-    tl.log = NULL;
-    tl.n_ops = tl.cap_ops = tl.n_log = tl.cap_log = 0;
-    *operations = written;
+        fprintf(stderr, "%s: timeline: cannot write %s.json and %s.csv\n", program_name, prefix,
+                prefix);
+    *operations = tl.n_ops;
+    timeline_stop();
     return rc;
 }
 
@@ -320,11 +338,6 @@ static int unavailable(void)
     fprintf(stderr, "%s: timeline: this build has no CUPTI (the Makefile found no libcupti in "
                     "the CUDA toolkit), so no timeline is recorded\n", program_name);
     return -1;
-}
-
-bool timeline_available(void)
-{
-    return false;
 }
 
 int timeline_start(void)
@@ -338,10 +351,9 @@ int timeline_run(const char *name)
     return -1;
 }
 
-int timeline_chunk(unsigned chunk)
+void timeline_chunk(unsigned chunk)
 {
     (void)chunk;
-    return -1;
 }
 
 int timeline_discard(void)
@@ -354,6 +366,10 @@ int timeline_write(const char *prefix, unsigned long *operations)
     (void)prefix;
     *operations = 0;
     return -1;
+}
+
+void timeline_stop(void)
+{
 }
 
 #endif

@@ -14,18 +14,19 @@
 #ifndef TIMELINE_H
 #define TIMELINE_H
 
-#include <stdbool.h>
-
 /* Each returns 0, or -1 after printing why. */
 int timeline_start(void);
 int timeline_run(const char *name);
-int timeline_chunk(unsigned chunk); /* the next copy or kernel issued belongs to this chunk */
+/* The next copy or kernel issued belongs to this chunk. A note that cannot be kept (out of
+ * memory, or not recording) makes timeline_write() fail. */
+void timeline_chunk(unsigned chunk);
 /* Drops what was recorded so far: after a warm-up run, since the first launch under CUPTI pays
  * milliseconds for its setup. */
 int timeline_discard(void);
-/* Stops recording, writes PREFIX.json and PREFIX.csv, and counts the operations written. */
+/* Stops recording, writes PREFIX.json and PREFIX.csv, counts the operations written, and
+ * releases what the recording held. */
 int timeline_write(const char *prefix, unsigned long *operations);
-
-bool timeline_available(void);
+/* Stops recording, if it was, and releases what it held, writing nothing: after an error. */
+void timeline_stop(void);
 
 #endif /* TIMELINE_H */

@@ -49,6 +49,21 @@ double *samples_alloc(size_t n)
     return samples;
 }
 
+void *malloc_or_exit(size_t bytes)
+{
+    void *p = malloc(bytes);
+    if (!p) {
+        fprintf(stderr, "%s: out of host memory for %zu bytes\n", program_name, bytes);
+        exit(EXIT_ERROR);
+    }
+    return p;
+}
+
+double *samples_or_exit(size_t n)
+{
+    return malloc_or_exit(n * sizeof(double));
+}
+
 double gbps(size_t bytes, double ms)
 {
     return (double)bytes / (ms * 1e-3) / 1e9;
@@ -103,12 +118,17 @@ void fill_random(float *x, size_t n, unsigned long long seed)
     }
 }
 
-size_t vector_add_mismatch(const float *a, const float *b, const float *c, size_t n)
+bool vector_add_verified(const float *a, const float *b, const float *c, size_t n,
+                         const char *what)
 {
-    for (size_t i = 0; i < n; i++)
-        if (c[i] != a[i] + b[i])
-            return i;
-    return n;
+    for (size_t i = 0; i < n; i++) {
+        if (c[i] != a[i] + b[i]) {
+            fprintf(stderr, "%s: %s: element %zu of c = a + b is %.9g, want %.9g + %.9g\n",
+                    program_name, what, i, c[i], a[i], b[i]);
+            return false;
+        }
+    }
+    return true;
 }
 
 void chunk_bounds(size_t n, size_t parts, size_t i, size_t *first, size_t *count)
@@ -117,16 +137,6 @@ void chunk_bounds(size_t n, size_t parts, size_t i, size_t *first, size_t *count
     size_t base = n / parts, extra = n % parts;
     *first = i * base + (i < extra ? i : extra);
     *count = base + (i < extra ? 1 : 0);
-}
-
-struct chunk_plan chunk_plan_make(size_t n, size_t chunks, size_t buffers)
-{
-    struct chunk_plan plan = {chunks < n ? chunks : n, 0, 0};
-    if (plan.chunks == 0) /* n == 0: nothing to move */
-        return plan;
-    plan.buffers = buffers < plan.chunks ? buffers : plan.chunks;
-    plan.max_chunk = n / plan.chunks + (n % plan.chunks ? 1 : 0);
-    return plan;
 }
 
 /* -------------------------------------------------------------- command line */
@@ -300,8 +310,8 @@ int cli_parse(int argc, char **argv, const char *summary, struct common_args *ar
     }
 
     struct opt opts[MAX_OPTIONS] = {
-        {"--size", OPT_BYTES, &args->size, 1, (size_t)1 << 40, "BYTES", "bytes per buffer",
-         args->size_multiple},
+        {"--size", OPT_BYTES, &args->size, 1, (size_t)1 << 40, "BYTES",
+         args->size_help ? args->size_help : "bytes per buffer", args->size_multiple},
         {"--reps", OPT_INT, &args->reps, 1, 100000, "N", "timed repetitions; the median is reported",
          0},
         {"--csv", OPT_PATH, &args->csv, 0, 0, "PATH", "append results to this CSV file", 0},
@@ -400,14 +410,15 @@ int csv_write(struct csv *csv, const struct csv_row *row)
     if (!csv->file)
         return 0;
     FILE *f = csv->file;
-    const char *cells[] = {csv->lesson, row->experiment, row->variant, row->direction};
+    const char *cells[] = {csv->lesson, row->experiment, row->variant,
+                           row->direction ? row->direction : "none"};
     for (size_t i = 0; i < sizeof cells / sizeof cells[0]; i++) {
         csv_field(f, cells[i]);
         fputc(',', f);
     }
     fprintf(f, "%zu,%d,%.6g,%.6g,%.6g,", row->bytes, row->reps, row->ms.median, row->ms.min,
             row->ms.max);
-    if (!isnan(row->gbps))
+    if (row->gbps > 0) /* false for NAN too */
         fprintf(f, "%.3f", row->gbps);
     fputc(',', f);
     const char *identity[] = {csv->gpu->name, csv->gpu->cc, csv->gpu->driver, csv->gpu->runtime};
@@ -424,11 +435,10 @@ int csv_write(struct csv *csv, const struct csv_row *row)
     return 0;
 }
 
-int csv_write_time(struct csv *csv, const char *experiment, const char *variant, size_t bytes,
-                   int reps, struct stats ms, const char *params)
+void csv_record(struct csv *csv, const struct csv_row *row)
 {
-    struct csv_row row = {experiment, variant, "none", bytes, reps, ms, NAN, params};
-    return csv_write(csv, &row);
+    if (csv_write(csv, row))
+        exit(EXIT_ERROR);
 }
 
 int csv_close(struct csv *csv)

@@ -3,8 +3,9 @@
  *
  *   exit codes ............ EXIT_VERIFIED, EXIT_ERROR, EXIT_USAGE, EXIT_NO_GPU
  *   CUDA error checks ..... CUDA_CHECK (abort, lessons 01-04), CUDA_TRY / CUDA_REPORT (return, 05 on)
- *   the GPU ............... gpu_open(), gpu_print_header()
+ *   the GPU ............... gpu_open(), gpu_print_header(), gpu_pcie_link()
  *   timing ................ host_ms(), stats_summarize(), gbps()
+ *   data and checking ..... fill_random(), vector_add_verified(), chunk_bounds()
  *   command line .......... cli_parse() with the flags every program has, plus a lesson's own
  *   results ............... csv_open() / csv_write() / csv_close(): one schema for every lesson
  *
@@ -41,7 +42,8 @@ cudaError_t cuda_report(cudaError_t err, const char *expr, const char *file, int
 #define CUDA_REPORT(call) cuda_report((call), #call, __FILE__, __LINE__)
 
 /* Lessons 01-04: report and end the program. Fine while the operating system is the only one
- * cleaning up; from lesson 05 on, code that owns resources returns its error instead. */
+ * cleaning up; from lesson 05 on, code that owns resources returns its error instead.
+ * malloc_or_exit() and csv_record() below do the same for the host's own failures. */
 #define CUDA_CHECK(call)                                                                         \
     do {                                                                                         \
         if (CUDA_REPORT(call) != cudaSuccess)                                                    \
@@ -87,6 +89,18 @@ int gpu_open(int device, struct gpu_info *info);
 /* "GPU 0: NVIDIA H200 | cc 9.0 | 132 SMs | 140.4 GiB | driver 580.159.03 | runtime 13.0 | 3 copy engines" */
 void gpu_print_header(const struct gpu_info *info);
 
+/* The PCIe link the GPU sits on, read from sysfs: its maximum generation and width (an idle GPU
+ * drops to a slower link to save power, so the current one would mislead). Not known inside
+ * containers and VMs that hide sysfs, nor for PCIe 6's encoding, which is not modelled. */
+struct pcie_link {
+    bool known;
+    int generation;
+    double gts;       /* transfers per second per lane, in billions */
+    int width;        /* lanes */
+    double peak_gbps; /* per direction, after the line code */
+};
+struct pcie_link gpu_pcie_link(int device);
+
 /* Checks, before anything is allocated, that the run fits: `device_bytes` in the GPU's free memory
  * and `host_bytes` in the host's available memory. Returns EXIT_VERIFIED, or EXIT_ERROR after
  * printing both sizes. */
@@ -108,8 +122,13 @@ struct stats {
 /* Median, min and max of n samples (n >= 1). Sorts the samples in place. */
 struct stats stats_summarize(double *samples, size_t n);
 
-/* room for n timing samples, or NULL after saying that memory ran out. */
+/* Room for n timing samples, or NULL after saying that memory ran out. */
 double *samples_alloc(size_t n);
+
+/* Lessons 01-04: malloc, or end the program after saying that host memory ran out; and room for
+ * n timing samples the same way. */
+void *malloc_or_exit(size_t bytes);
+double *samples_or_exit(size_t n);
 
 /* Bandwidth in GB/s, where 1 GB = 1e9 bytes (the unit link speeds are quoted in). */
 double gbps(size_t bytes, double ms);
@@ -128,21 +147,15 @@ char *format_bytes(size_t bytes, char *buf, size_t len);
  * outputs. Same seed, same data. */
 void fill_random(float *x, size_t n, unsigned long long seed);
 
-/* The first i with c[i] != a[i] + b[i] (compared exactly: one IEEE addition rounds the same on
- * host and device), or n when all match. */
-size_t vector_add_mismatch(const float *a, const float *b, const float *c, size_t n);
+/* True when c[i] == a[i] + b[i] for every i < n (compared exactly: one IEEE addition rounds the
+ * same on host and device); otherwise prints the first wrong element, prefixed by `what`, and
+ * returns false. */
+bool vector_add_verified(const float *a, const float *b, const float *c, size_t n,
+                         const char *what);
 
 /* Splits n elements into `parts` nearly equal, contiguous parts (sizes differ by at most one);
  * part i is [*first, *first + *count). Parts are empty when parts > n. */
 void chunk_bounds(size_t n, size_t parts, size_t i, size_t *first, size_t *count);
-
-/* How a data set of n elements goes through a ring of device buffers in chunks: asked-for
- * counts clamped to what makes sense (no empty chunk, no buffer that no chunk uses), and the
- * largest chunk, which sizes each buffer. */
-struct chunk_plan {
-    size_t chunks, buffers, max_chunk;
-};
-struct chunk_plan chunk_plan_make(size_t n, size_t chunks, size_t buffers);
 
 /* -------------------------------------------------------------- command line */
 
@@ -168,8 +181,9 @@ struct opt {
 
 /* The flags every program has. The lesson sets the defaults before calling cli_parse(). */
 struct common_args {
-    size_t size;          /* --size BYTES */
-    size_t size_multiple; /* --size must be a multiple of this (the element size); 0 = any */
+    size_t size;           /* --size BYTES */
+    const char *size_help; /* what --size sizes, for --help ("bytes per vector") */
+    size_t size_multiple;  /* --size must be a multiple of this (the element size); 0 = any */
     int reps;        /* --reps N */
     const char *csv; /* --csv PATH, NULL for none */
     int device;      /* --device N */
@@ -209,14 +223,15 @@ struct csv {
     const struct gpu_info *gpu;
 };
 
+/* Written with designated initialisers; a field left out means "not applicable". */
 struct csv_row {
     const char *experiment; /* "bandwidth", "phases", ... */
     const char *variant;    /* "pageable", "pinned", "kernel", ... */
-    const char *direction;  /* "H2D", "D2H", "both", or "none" */
+    const char *direction;  /* "H2D", "D2H", "both"; NULL: "none" */
     size_t bytes;           /* bytes moved or processed */
     int reps;               /* samples behind the statistics */
     struct stats ms;
-    double gbps;            /* NAN when not a transfer */
+    double gbps;            /* 0 or NAN: not a transfer, an empty cell */
     const char *params;     /* NULL or "" for none */
 };
 
@@ -224,10 +239,10 @@ struct csv_row {
  * refuses a file whose header is not this schema's. Return 0, or -1 after printing why. */
 int csv_open(struct csv *csv, const char *path, const char *lesson, const struct gpu_info *gpu);
 int csv_write(struct csv *csv, const struct csv_row *row);
-/* csv_write for a measurement that moved nothing over the link: direction "none", no GB/s. */
-int csv_write_time(struct csv *csv, const char *experiment, const char *variant, size_t bytes,
-                   int reps, struct stats ms, const char *params);
 int csv_close(struct csv *csv);
+
+/* Lessons 01-04: csv_write, or end the program when the write fails. */
+void csv_record(struct csv *csv, const struct csv_row *row);
 
 /* Writes one CSV field, quoted when it holds a comma, quote or line break (RFC 4180). */
 void csv_field(FILE *file, const char *text);

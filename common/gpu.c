@@ -5,6 +5,7 @@
 #include "common.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <string.h>
 
 cudaError_t cuda_report(cudaError_t err, const char *expr, const char *file, int line)
@@ -106,6 +107,45 @@ void gpu_print_header(const struct gpu_info *info)
            info->device, info->name, info->cc, info->multiprocessors,
            format_bytes(info->global_mem_bytes, mem, sizeof mem), info->driver, info->runtime,
            info->copy_engines, info->copy_engines == 1 ? "" : "s");
+}
+
+static bool read_sysfs(const char *bus_id, const char *file, char *buf, size_t len)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/%s", bus_id, file);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    bool ok = fgets(buf, (int)len, f) != NULL;
+    fclose(f);
+    return ok;
+}
+
+struct pcie_link gpu_pcie_link(int device)
+{
+    /* Transfer rate per lane of generations 1 to 5, in GT/s. */
+    static const double gts_of_generation[] = {0, 2.5, 5, 8, 16, 32};
+    struct pcie_link link = {.known = false};
+    char bus_id[32], speed[64], width[16];
+    if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device) != cudaSuccess)
+        return link;
+    for (char *c = bus_id; *c; c++)
+        *c = (char)tolower((unsigned char)*c);
+    if (!read_sysfs(bus_id, "max_link_speed", speed, sizeof speed) ||
+        !read_sysfs(bus_id, "max_link_width", width, sizeof width) ||
+        sscanf(speed, "%lf", &link.gts) != 1 || sscanf(width, "%d", &link.width) != 1 ||
+        link.width <= 0)
+        return link;
+    for (int g = 1; g < (int)(sizeof gts_of_generation / sizeof gts_of_generation[0]); g++)
+        if (fabs(link.gts - gts_of_generation[g]) < 0.1)
+            link.generation = g;
+    if (link.generation == 0)
+        return link;
+    /* Generations 1-2 send 10 bits for every 8 of data; 3-5 send 130 for every 128. */
+    double line_code = link.generation <= 2 ? 8.0 / 10 : 128.0 / 130;
+    link.peak_gbps = link.gts * link.width * line_code / 8;
+    link.known = true;
+    return link;
 }
 
 int gpu_check_capacity(size_t device_bytes, size_t host_bytes)

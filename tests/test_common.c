@@ -1,10 +1,12 @@
 /*
- * test_common.c - host-only unit tests of common/common.c, run under AddressSanitizer and UBSan.
+ * test_common.c - host-only unit tests of common/common.c (and of lesson 06's chunk plan, the one
+ * piece of a lesson that needs no GPU), run under AddressSanitizer and UBSan.
  *
  * Prints one line per test, "PASS name" or "FAIL name: what", which tests/run_tests.sh counts.
  * Exit status: the number of failed tests (0 when all pass).
  */
 #include "common.h"
+#include "../06_overlap_pipeline/pipeline.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -260,15 +262,45 @@ static void random_data_is_reproducible_and_not_zero(void)
         fail("%d zeros in 1000 random floats", zeros);
 }
 
-static void vector_add_check_finds_the_first_wrong_element(void)
+/* What the code between capture_stderr() and captured_stderr() wrote on stderr. */
+static int saved_stderr = -1;
+static FILE *capture;
+
+static void capture_stderr(void)
+{
+    fflush(stderr);
+    capture = tmpfile();
+    saved_stderr = dup(2);
+    dup2(fileno(capture), 2);
+}
+
+static const char *captured_stderr(void)
+{
+    static char text[1024];
+    fflush(stderr);
+    dup2(saved_stderr, 2);
+    close(saved_stderr);
+    rewind(capture);
+    text[fread(text, 1, sizeof text - 1, capture)] = '\0';
+    fclose(capture);
+    return text;
+}
+
+static void vector_add_check_names_the_first_wrong_element(void)
 {
     float a[4] = {1, 2, 3, 4}, b[4] = {0.5f, 0.5f, 0.5f, 0.5f}, c[4] = {1.5f, 2.5f, 3.5f, 4.5f};
-    if (vector_add_mismatch(a, b, c, 4) != 4)
-        fail("a correct sum was reported wrong");
+    capture_stderr();
+    bool verified = vector_add_verified(a, b, c, 4, "test");
+    const char *message = captured_stderr();
+    if (!verified || *message)
+        fail("a correct sum was reported wrong: \"%s\"", message);
     c[2] = NAN;
     c[3] = 0;
-    if (vector_add_mismatch(a, b, c, 4) != 2)
-        fail("the wrong element 2 was not found first");
+    capture_stderr();
+    verified = vector_add_verified(a, b, c, 4, "test");
+    message = captured_stderr();
+    if (verified || !strstr(message, "test: element 2 of c = a + b is nan, want 3 + 0.5\n"))
+        fail("the wrong element 2 was not named first: \"%s\"", message);
 }
 
 static void chunks_cover_every_element_once(void)
@@ -374,15 +406,20 @@ static void csv_writes_header_once_and_quotes_fields(void)
     }
     row.gbps = NAN;
     row.params = NULL;
-    if (csv_open(&csv, path, "01_test", &test_gpu) || csv_write(&csv, &row) || csv_close(&csv))
+    /* Fields left out of a designated initialiser: no direction ("none"), no rate, no params. */
+    struct csv_row time_only = {.experiment = "x", .variant = "y", .reps = 1, .ms = {1, 1, 1}};
+    if (csv_open(&csv, path, "01_test", &test_gpu) || csv_write(&csv, &row) ||
+        csv_write(&csv, &time_only) || csv_close(&csv))
         fail("third write failed");
 
     const char *line = "01_test,bandwidth,pageable,H2D,4096,3,0.5,0.25,1,8.192,"
                        "\"Test GPU, \"\"Model\"\" X\",9.0,580.1,13.0,\"clock=host;note=a,b\"\n";
     const char *no_rate = "01_test,bandwidth,pageable,H2D,4096,3,0.5,0.25,1,,"
                           "\"Test GPU, \"\"Model\"\" X\",9.0,580.1,13.0,\n";
+    const char *time_line = "01_test,x,y,none,0,1,1,1,1,,"
+                            "\"Test GPU, \"\"Model\"\" X\",9.0,580.1,13.0,\n";
     char want[2048];
-    snprintf(want, sizeof want, "%s\n%s%s%s", CSV_HEADER, line, line, no_rate);
+    snprintf(want, sizeof want, "%s\n%s%s%s%s", CSV_HEADER, line, line, no_rate, time_line);
     const char *got = read_file(path);
     if (!got || strcmp(got, want) != 0)
         fail("file holds:\n%s\nwant:\n%s", got ? got : "(unreadable)", want);
@@ -437,7 +474,7 @@ int main(void)
     RUN(bandwidth_uses_decimal_gigabytes);
     RUN(byte_sizes_print_in_binary_units);
     RUN(random_data_is_reproducible_and_not_zero);
-    RUN(vector_add_check_finds_the_first_wrong_element);
+    RUN(vector_add_check_names_the_first_wrong_element);
     RUN(chunks_cover_every_element_once);
     RUN(sweep_sizes_grow_by_four_and_end_at_the_maximum);
     RUN(chunk_plans_clamp_and_size_the_buffers);

@@ -30,12 +30,11 @@ void resource_released(void)
     live--;
 }
 
-long resources_live(void)
+int resources_report(int rc)
 {
-    return live;
-}
-
-unsigned long acquisitions(void)
-{
-    return acquired_so_far;
+    printf("\nresources: %lu acquired, %ld still live at exit\n", acquired_so_far, live);
+    if (live == 0)
+        return rc;
+    fprintf(stderr, "%s: %ld resources leaked\n", program_name, live);
+    return EXIT_ERROR;
 }

@@ -1,7 +1,7 @@
 /*
  * fault.h - proving the cleanup paths: fault injection and a count of live resources.
  *
- * Every acquisition of a resource in this lesson goes through ACQUIRE(). With --fail-at N, the Nth
+ * Lessons 05 and 06 acquire every CUDA resource through ACQUIRE(). With --fail-at N, the Nth
  * acquisition fails as if the system had run out of it, so a test can walk every error path in
  * turn (N = 1, 2, ...) and check that each one releases everything acquired before it: the count
  * of live resources printed at exit must be 0.
@@ -13,6 +13,11 @@
 
 #include <cuda_runtime.h>
 
+/* The --fail-at flag, for a program's table of options (see cli_parse): */
+#define FAIL_AT_OPTION(n)                                                                        \
+    {"--fail-at", OPT_INT, (n), 0, 1000000, "N",                                                 \
+     "make the Nth resource acquisition fail, to test the cleanup paths (0: never)", 0}
+
 /* Make acquisition number n (counting from 1) fail; 0 means never. */
 void fault_inject_at(unsigned long n);
 
@@ -22,8 +27,10 @@ bool fault_strikes(const char *what);
 /* Every successful acquisition and every release, so that the program can report leaks. */
 void resource_acquired(void);
 void resource_released(void);
-long resources_live(void);
-unsigned long acquisitions(void);
+
+/* Prints "resources: N acquired, M still live at exit" and returns rc, or EXIT_ERROR after
+ * naming the leak when M is not 0. For the end of main. */
+int resources_report(int rc);
 
 /* The call's error (or an injected cudaErrorMemoryAllocation), reported if it is one. */
 #define ACQUIRE(what, call)                                                                      \

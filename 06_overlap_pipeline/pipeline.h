@@ -1,0 +1,95 @@
+/*
+ * pipeline.h - the multi-buffer pipeline of lecture 7.1 and table 2, on its own.
+ *
+ * A data set in pinned host memory goes through the GPU in K chunks. Chunk k uses device buffer
+ * k mod B of a ring and stream k mod S, and goes through three stages: copy in (H2D), compute
+ * (lesson 06's kernel, in place), copy out (D2H). While chunk k is copied back, chunk k+1 is
+ * computed and chunk k+2 copied in. Before a buffer takes its next chunk, the chunk's stream waits
+ * (on the GPU; the host goes on issuing) for the event recorded when the buffer's last chunk was
+ * done with it.
+ *
+ * Every function here returns the first CUDA error, reported, and changes nothing else on failure.
+ */
+#ifndef PIPELINE_H
+#define PIPELINE_H
+
+#include "work.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cuda_runtime.h>
+
+enum { MAX_STREAMS = 16, MAX_BUFFERS = 16 };
+
+/* How n elements go through a ring of buffers in chunks: the asked-for counts clamped to what
+ * makes sense (no empty chunk, no buffer that no chunk uses), and the largest chunk, which sizes
+ * each buffer. */
+struct chunk_plan {
+    size_t chunks, buffers, max_chunk;
+};
+
+static inline struct chunk_plan chunk_plan_make(size_t n, size_t chunks, size_t buffers)
+{
+    struct chunk_plan plan = {.chunks = chunks < n ? chunks : n};
+    if (plan.chunks == 0) /* n == 0: nothing to move */
+        return plan;
+    plan.buffers = buffers < plan.chunks ? buffers : plan.chunks;
+    plan.max_chunk = n / plan.chunks + (n % plan.chunks ? 1 : 0);
+    return plan;
+}
+
+/* One way to run the pipeline. */
+struct shape {
+    size_t n;                  /* elements to process, from the start of the data set */
+    size_t chunks, buffers, streams;
+    unsigned iters;            /* the kernel's work per element */
+    bool breadth_first;        /* issue order: all copies in of a wave of B chunks, then all
+                                  kernels, then all copies out; else chunk by chunk */
+};
+
+/* The stages a run issues: all of them, or some, to time the pipeline without one kind of work. */
+enum stage { COPY_IN = 1, COMPUTE = 2, COPY_OUT = 4, ALL_STAGES = COPY_IN | COMPUTE | COPY_OUT };
+
+/* Everything the runs share, created once, outside every timed region. */
+struct rig {
+    unsigned *h_in, *h_out;               /* pinned: the data set, and where results land */
+    unsigned *d_ring[MAX_BUFFERS];        /* device buffers, each `buffer_elems` long */
+    size_t buffers, buffer_elems, streams;
+    cudaStream_t stream[2 * MAX_STREAMS]; /* non-blocking */
+    cudaEvent_t buffer_free[MAX_BUFFERS]; /* recorded when a buffer's chunk is done with it */
+    cudaEvent_t joined[2 * MAX_STREAMS];  /* fork and join of the streams */
+    cudaEvent_t start, stop;              /* bracket a timed run in stream 0 */
+    struct affine map;                    /* what the kernel does to each element */
+    bool tracing;                         /* note each copy's and kernel's chunk for the timeline */
+};
+
+/* Creates the rig: data sets of n elements in and out, `buffers` device buffers of
+ * `buffer_elems`, `streams` streams. On failure, what was created is released and *r is zeroed.
+ * Every acquisition counts towards --fail-at (common/fault.h). */
+cudaError_t rig_create(struct rig *r, size_t n, size_t buffers, size_t buffer_elems,
+                       size_t streams);
+/* Releases everything; accepts a zeroed or half-built rig, and zeroes it. */
+void rig_destroy(struct rig *r);
+
+/* Fork: streams 1..count-1 wait for an event in stream 0. Join: stream 0 waits for all of them.
+ * Events that bracket work in stream 0 then time the work of every stream (lesson 03). */
+cudaError_t fan_out(const struct rig *r, size_t count);
+cudaError_t fan_in(const struct rig *r, size_t count);
+
+/* Ends a region begun by recording r->start in stream 0; *ms gets the time between the two. */
+cudaError_t clock_stop(const struct rig *r, double *ms);
+
+/* Issues the `stages` of every chunk, forked from and joined into stream 0. */
+cudaError_t pipeline_enqueue(const struct rig *r, const struct shape *p, unsigned stages);
+
+/* One run, timed with events on the GPU: *ms from the first operation to the last. */
+cudaError_t pipeline_time(const struct rig *r, const struct shape *p, unsigned stages,
+                          double *ms);
+
+/* True when out[i] is in[i] after `iters` passes of the kernel, for i < n; otherwise prints the
+ * first wrong element, prefixed by `what`. */
+bool work_verified(const struct rig *r, const unsigned *in, const unsigned *out, size_t n,
+                   unsigned iters, const char *what);
+
+#endif /* PIPELINE_H */
