@@ -35,7 +35,7 @@ GENCODE := $(foreach sm,$(SMS),-gencode arch=compute_$(sm),code=sm_$(sm)) \
 
 CFLAGS    ?= -O2 -g
 NVCCFLAGS ?= -O2 -lineinfo
-# Host code is ISO C11, warnings are errors (CONVENTIONS.md). POSIX 2008 for clock_gettime.
+# Host code is ISO C11, warnings are errors (CONTRIBUTING.md). POSIX 2008 for clock_gettime.
 # One file is GNU C, because it teaches a GNU extension: __attribute__((cleanup)).
 C_STD      = -std=c11
 $(OBJ)/05_raii_style_c/demo_scoped.c.o: C_STD = -std=gnu11
@@ -136,8 +136,10 @@ $(BUILD)/tests/test_common_plain: tests/test_common.c common/common.c common/com
 	$(call say,CC,$@)$(CC) $(filter-out -fsanitize% -fno-sanitize%,$(TEST_CFLAGS)) -o $@ \
 		tests/test_common.c common/common.c -lm
 
+# The suite in tests/ (pytest): every check, host-only and, where a GPU is, on the GPU.
 test: $(PROGRAMS) $(BUILD)/tests/test_common $(BUILD)/tests/test_common_plain
-	$(Q)MAKE="$(MAKE)" tests/run_tests.sh $(LESSONS)
+	$(Q)python=$$(scripts/python.sh pytest) && LESSONS="$(LESSONS)" $$python -m pytest -q -rfEs \
+		-p no:cacheprovider tests
 
 sanitize: $(PROGRAMS)
 	$(Q)scripts/sanitize.sh $(LESSONS)

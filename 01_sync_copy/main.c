@@ -241,18 +241,15 @@ int main(int argc, char **argv)
                                .size_multiple = sizeof(float), .reps = 20};
     size_t sweep_max = 256u << 20;
     const struct opt extra[] = {
-        {"--sweep-max", OPT_BYTES, &sweep_max, SWEEP_MIN_BYTES, (size_t)1 << 40, "BYTES",
-         "largest size of the bandwidth sweep", sizeof(float)},
+        SWEEP_MAX_OPTION(&sweep_max, "largest size of the bandwidth sweep"),
     };
-    int rc = cli_parse(argc, argv, summary, &args, extra, sizeof extra / sizeof extra[0]);
-    if (rc != CLI_CONTINUE)
-        return rc;
-
     struct gpu_info gpu;
     struct csv csv;
-    /* Part 1 holds three vectors on each side, part 2 one sweep buffer on the GPU, two on the host. */
-    if ((rc = lesson_open("01_sync_copy", &args, 3 * args.size + sweep_max,
-                          3 * args.size + 2 * sweep_max, &gpu, &csv)) != EXIT_VERIFIED)
+    /* Part 1 holds three vectors on each side, part 2 one sweep buffer on the GPU and two on the
+     * host. */
+    int rc = cli_parse(argc, argv, summary, &args, extra, sizeof extra / sizeof extra[0]);
+    if (rc != CLI_CONTINUE || (rc = lesson_open("01_sync_copy", &args, 3 * args.size + sweep_max,
+                                                3 * args.size + 2 * sweep_max, &gpu, &csv)))
         return rc;
     vector_add_sync(args.size, args.reps, &csv);
     pageable_sweep(sweep_max, args.reps, &csv);

@@ -59,6 +59,14 @@ struct vectors {
     float *a, *b, *c;
 };
 
+/* Gives a, b and c back with `release`: cudaFree for device memory, cudaFreeHost for pinned. */
+static void vectors_release(const struct vectors *v, cudaError_t (*release)(void *))
+{
+    CUDA_CHECK(release(v->a));
+    CUDA_CHECK(release(v->b));
+    CUDA_CHECK(release(v->c));
+}
+
 static void run_split(const struct vectors *h, const struct vectors *d, size_t n,
                       cudaStream_t *streams, int n_streams, double *enqueue_ms, double *total_ms)
 {
@@ -152,12 +160,8 @@ static void split_over_streams(size_t bytes, int n_streams, int reps, cudaStream
 
     free(enqueue);
     free(total);
-    CUDA_CHECK(cudaFree(device.a));
-    CUDA_CHECK(cudaFree(device.b));
-    CUDA_CHECK(cudaFree(device.c));
-    CUDA_CHECK(cudaFreeHost(pinned.a));
-    CUDA_CHECK(cudaFreeHost(pinned.b));
-    CUDA_CHECK(cudaFreeHost(pinned.c));
+    vectors_release(&device, cudaFree);
+    vectors_release(&pinned, cudaFreeHost);
     free(pageable.a);
     free(pageable.b);
     free(pageable.c);
@@ -412,15 +416,12 @@ int main(int argc, char **argv)
         {"--streams", OPT_INT, &n_streams, 2, MAX_STREAMS, "N",
          "streams to split the work over (and kernels to run side by side)", 0},
     };
-    int rc = cli_parse(argc, argv, summary, &args, extra, sizeof extra / sizeof extra[0]);
-    if (rc != CLI_CONTINUE)
-        return rc;
-
     struct gpu_info gpu;
     struct csv csv;
     /* Experiment 1 holds 3 vectors on the GPU, 3 pageable and 3 pinned on the host. */
-    if ((rc = lesson_open("02_streams", &args, 3 * args.size, 6 * args.size, &gpu, &csv)) !=
-        EXIT_VERIFIED)
+    int rc = cli_parse(argc, argv, summary, &args, extra, sizeof extra / sizeof extra[0]);
+    if (rc != CLI_CONTINUE ||
+        (rc = lesson_open("02_streams", &args, 3 * args.size, 6 * args.size, &gpu, &csv)))
         return rc;
 
     /* Non-blocking streams: the default stream never waits for them, nor they for it. */

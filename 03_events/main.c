@@ -452,15 +452,12 @@ int main(int argc, char **argv)
 {
     struct common_args args = {.size = 64u << 20, .size_help = "bytes per vector",
                                .size_multiple = sizeof(float), .reps = 20};
-    int rc = cli_parse(argc, argv, summary, &args, NULL, 0);
-    if (rc != CLI_CONTINUE)
-        return rc;
-
     struct gpu_info gpu;
     struct csv csv;
     /* a, b, c and the x, y of experiment 3 on the GPU; a, b, c pinned on the host. */
-    if ((rc = lesson_open("03_events", &args, 5 * args.size, 3 * args.size, &gpu, &csv)) !=
-        EXIT_VERIFIED)
+    int rc = cli_parse(argc, argv, summary, &args, NULL, 0);
+    if (rc != CLI_CONTINUE ||
+        (rc = lesson_open("03_events", &args, 5 * args.size, 3 * args.size, &gpu, &csv)))
         return rc;
 
     struct work w = {.n = args.size / sizeof(float)};

@@ -647,19 +647,17 @@ int main(int argc, char **argv)
                                .size_multiple = sizeof(float), .reps = 10};
     size_t sweep_max = 1u << 30;
     const struct opt extra[] = {
-        {"--sweep-max", OPT_BYTES, &sweep_max, SWEEP_MIN_BYTES, (size_t)1 << 40, "BYTES",
-         "largest size of the bandwidth sweep, and the size pinned in part 4", sizeof(float)},
+        SWEEP_MAX_OPTION(&sweep_max,
+                         "largest size of the bandwidth sweep, and the size pinned in part 4"),
     };
-    int rc = cli_parse(argc, argv, summary, &args, extra, sizeof extra / sizeof extra[0]);
-    if (rc != CLI_CONTINUE)
-        return rc;
-
     struct gpu_info gpu;
     struct csv csv;
-    /* The sweep holds three buffers on the GPU and two on the host at a time; parts 2 and 4 two
+    /* The sweep holds three buffers on the GPU and two on the host at a time; parts 3 and 5 two
      * of --size on each side. */
-    if ((rc = lesson_open("04_pinned_memory", &args, 3 * sweep_max + 2 * args.size,
-                          2 * sweep_max + 2 * args.size, &gpu, &csv)) != EXIT_VERIFIED)
+    int rc = cli_parse(argc, argv, summary, &args, extra, sizeof extra / sizeof extra[0]);
+    if (rc != CLI_CONTINUE ||
+        (rc = lesson_open("04_pinned_memory", &args, 3 * sweep_max + 2 * args.size,
+                          2 * sweep_max + 2 * args.size, &gpu, &csv)))
         return rc;
 
     struct pcie_link link = gpu_pcie_link(args.device);

@@ -138,6 +138,11 @@ double gbps(size_t bytes, double ms);
 #define SWEEP_MIN_BYTES ((size_t)4096)
 size_t sweep_next_size(size_t bytes, size_t max_bytes);
 
+/* The --sweep-max flag of a lesson with a bandwidth sweep, for its table of options. */
+#define SWEEP_MAX_OPTION(max_bytes, help)                                                        \
+    {"--sweep-max", OPT_BYTES, (max_bytes), SWEEP_MIN_BYTES, (size_t)1 << 40, "BYTES", (help),    \
+     sizeof(float)}
+
 /* "4 KiB", "64 MiB", "1.5 GiB": sizes are binary. Returns buf. */
 char *format_bytes(size_t bytes, char *buf, size_t len);
 

@@ -4,7 +4,6 @@
 # Exit status: 0 when every run is clean, 1 when any is not, 77 without a GPU.
 set -u
 cd "$(dirname "$0")/.."
-. tests/lessons.sh
 
 if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
     echo "sanitize: compute-sanitizer needs an NVIDIA GPU and there is none here." >&2
@@ -25,7 +24,7 @@ for lesson in "$@"; do
         [ "$tool" = memcheck ] && extra="--leak-check full"
         log=$logs/$lesson.$tool.log
         # shellcheck disable=SC2046,SC2086
-        "$sanitizer" --tool "$tool" $extra --error-exitcode 1 build/bin/"$lesson" $(sanitize_args "$lesson") >"$log" 2>&1
+        "$sanitizer" --tool "$tool" $extra --error-exitcode 1 build/bin/"$lesson" $(python3 tests/lessons.py sanitize_args "$lesson") >"$log" 2>&1
         rc=$?
         # memcheck, synccheck, initcheck end on "ERROR SUMMARY: N errors"; racecheck on
         # "RACECHECK SUMMARY: H hazards displayed (N errors, W warnings)".

@@ -1,13 +1,15 @@
-"""Checks a lesson's CSV against the course schema (CONVENTIONS.md); prints one line per problem.
+"""Checks a lesson's CSV against the course schema (CONTRIBUTING.md); prints one line per problem.
 
 usage: python3 tests/check_csv.py FILE LESSON MIN_ROWS     exit 0 when the file is right
 """
 import csv
 import math
+import pathlib
 import sys
 
-COLUMNS = ("lesson,experiment,variant,direction,bytes,reps,median_ms,min_ms,max_ms,gbps,"
-           "gpu,cc,driver,runtime,params").split(",")
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "plots"))
+from plot_all import COLUMNS  # noqa: E402  (the plots read what this checks: one list of columns)
+
 DIRECTIONS = {"H2D", "D2H", "both", "none"}
 
 

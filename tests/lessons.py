@@ -1,0 +1,51 @@
+"""How to run each lesson small and fast: for the tests and for `make sanitize`.
+
+Small enough for compute-sanitizer (which slows kernels 10-100x), big enough to cross the code
+paths the defaults take.
+
+usage: python3 tests/lessons.py small_args|sanitize_args LESSON     prints the arguments
+"""
+import sys
+
+SMALL_ARGS = {
+    "01_sync_copy": "--size 1M --reps 3 --sweep-max 1M",
+    "02_streams": "--size 1M --reps 3 --streams 4",
+    "03_events": "--size 1M --reps 3",
+    "04_pinned_memory": "--size 1M --reps 3 --sweep-max 1M",
+    "05_raii_style_c": "--size 1M --reps 2",
+    "06_overlap_pipeline": "--size 4M --chunks 8 --streams 2 --buffers 2 --reps 2 "
+                           "--sweep-size 1M --kernel-iters 16",
+}
+
+# compute-sanitizer slows every launch and copy down: 06's sweeps (hundreds of runs) are left out
+# there, and from its fault injection; the runs they repeat are all in its other parts.
+WITHOUT_SWEEPS = {"06_overlap_pipeline": "--sweeps 0"}
+
+# Rows each small run must write: every measurement the lesson makes, counted by hand.
+CSV_ROWS = {
+    "01_sync_copy": 19,  # 4 phases x 2 clocks + the launch; 5 sweep sizes x 2 directions
+    "02_streams": 18,  # 2 memories x 2 stream counts x 2 + 2 + 3 + 2 + 3
+    "03_events": 16,  # timing 6, cpu_overlap 3 x 2, cross_stream 2, event_cost 2
+    # 5 sizes x (4 kinds x 2 + 3 both ways), CPU 4, zero-copy 4, pinning 6, async 4
+    "04_pinned_memory": 73,
+    "05_raii_style_c": 4,  # sync, async, CPU work, final wait
+    # 3 regimes x 6, sweep 7 chunk counts x 5 stream counts x 4, intensity 4 x 4, graph 5,
+    # managed 5
+    "06_overlap_pipeline": 184,
+}
+
+# The lessons whose every resource acquisition can be made to fail (--fail-at N).
+FAULT_INJECTED = ("05_raii_style_c", "06_overlap_pipeline")
+
+
+def small_args(lesson):
+    return SMALL_ARGS[lesson].split()
+
+
+def sanitize_args(lesson):
+    return small_args(lesson) + WITHOUT_SWEEPS.get(lesson, "").split()
+
+
+if __name__ == "__main__":
+    print(" ".join({"small_args": small_args, "sanitize_args": sanitize_args}[sys.argv[1]](
+        sys.argv[2])))

@@ -1,0 +1,69 @@
+"""Every program's command line: --help, every flag it lists fed the bad values of its kind, no
+value and twice, stray arguments, and the no-GPU path. Each refusal is exit 2 with nothing on
+stdout and exactly one line on stderr that names the flag."""
+import re
+
+import pytest
+
+from conftest import HAS_GPU, LESSONS, lines, program, run
+from lessons import small_args
+
+# Values every flag of a kind must refuse: signs, fractions, junk, other bases, units that are
+# not binary, overflow, out of range, blanks, and text that looks like a flag.
+BAD_VALUES = {
+    "bytes": ["-1", "0", "12abc", "64KB", "1.5M", "0x100", " 64", "+64", "99999999999999999999G",
+              "2T", "", "1P", "--reps"],
+    "count": ["-1", "1.5", "12abc", "99999999999999999999", "4294967296", "", "1e3", "0x10", " 3",
+              "+3", "3 4", "--size"],
+    "path": [""],
+}
+GOOD_VALUE = {"bytes": "64K", "count": "1", "path": "x.csv"}
+
+
+def flag_kind(meta):
+    return {"BYTES": "bytes", "PATH": "path", "PREFIX": "path"}.get(meta, "count")
+
+
+def listed_flags(lesson):
+    """(flag, kind) for every flag the program's --help lists, --help itself aside."""
+    usage = run(program(lesson), "--help").stdout
+    return [(flag, flag_kind(meta))
+            for flag, meta in re.findall(r"^  (--[a-z-]+) ([A-Z0-9|]+) ", usage, re.M)]
+
+
+def bad_command_lines():
+    for lesson in LESSONS:
+        for flag, kind in listed_flags(lesson):
+            for value in BAD_VALUES[kind]:
+                yield pytest.param(lesson, flag, [flag, value], id=f"{lesson} {flag} {value!r}")
+            yield pytest.param(lesson, flag, [flag], id=f"{lesson} {flag} (no value)")
+            good = GOOD_VALUE[kind]
+            yield pytest.param(lesson, flag, [flag, good, flag, good], id=f"{lesson} {flag} twice")
+        for stray in ("--no-such-flag", "stray", "-"):
+            yield pytest.param(lesson, stray, [stray], id=f"{lesson} {stray!r}")
+
+
+BAD = list(bad_command_lines())
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_help(lesson):
+    result = run(program(lesson), "--help")
+    assert result.returncode == 0 and re.search(f"^usage: {lesson}", result.stdout, re.M)
+
+
+@pytest.mark.parametrize("lesson,name,args", BAD)
+def test_bad_command_line_refused(lesson, name, args):
+    result = run(program(lesson), *args, timeout=10)
+    assert (result.returncode, result.stdout, len(lines(result.stderr))) == (2, "", 1), \
+        f"exit {result.returncode}, stderr: {result.stderr[:300]}"
+    assert name in result.stderr
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_without_gpu_exit_77_and_one_sentence(lesson):
+    """On a GPU machine, hiding the GPUs gets there."""
+    result = run(program(lesson), *small_args(lesson),
+                 env={"CUDA_VISIBLE_DEVICES": ""} if HAS_GPU else None)
+    assert result.returncode == 77, result.stderr[:300]
+    assert len(lines(result.stderr)) == 1 and "needs an NVIDIA GPU" in result.stderr

@@ -1,0 +1,69 @@
+"""On a GPU: every lesson at a small size, verified, its CSV checked against the schema; a request
+larger than the machine refused before anything is allocated; and every resource acquisition of
+lessons 05 and 06 made to fail in turn, each releasing everything (under compute-sanitizer's leak
+check, where it is installed)."""
+import re
+import shutil
+
+import pytest
+
+import check_csv
+from conftest import HAS_GPU, LESSONS, lines, needs_gpu, program, run
+from lessons import CSV_ROWS, FAULT_INJECTED, sanitize_args, small_args
+
+
+@needs_gpu
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_small_run_verifies_and_writes_the_schema(lesson, tmp_path):
+    csv = tmp_path / f"{lesson}.csv"
+    result = run(program(lesson), *small_args(lesson), "--csv", csv)
+    assert result.returncode == 0 and re.search("^verified", result.stdout, re.M), \
+        f"exit {result.returncode}: {result.stderr[-400:]}"
+    assert csv.exists(), "no CSV written"
+    problems = list(check_csv.problems(csv, lesson, CSV_ROWS[lesson]))
+    assert not problems, "\n".join(problems[:10])
+
+
+@needs_gpu
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_larger_than_the_machine_fails_first(lesson):
+    """1 TiB per buffer fits no GPU of today: refused before anything is allocated."""
+    result = run(program(lesson), "--size", "1T", timeout=60)
+    assert result.returncode == 1 and len(lines(result.stderr)) == 1, result.stderr[:300]
+    assert re.search("needs .* but only .*choose a smaller --size", result.stderr)
+
+
+def acquisitions(lesson):
+    """How many resources a small run acquires, from its last line but one."""
+    found = re.search(r"^resources: (\d+) acquired",
+                      run(program(lesson), *sanitize_args(lesson)).stdout, re.M)
+    return int(found.group(1)) if found else 0
+
+
+def fault_cases():
+    for lesson in FAULT_INJECTED:
+        if lesson not in LESSONS:
+            continue
+        total = acquisitions(lesson) if HAS_GPU else 0
+        if not HAS_GPU:
+            yield pytest.param(lesson, 0, 0, id=f"{lesson} (no GPU)")
+        elif total == 0:
+            yield pytest.param(lesson, 0, 0, id=f"{lesson} (no acquisition count)")
+        for n in range(1, total + 1):
+            yield pytest.param(lesson, n, total, id=f"{lesson} --fail-at {n} of {total}")
+
+
+SANITIZER = ["compute-sanitizer", "--leak-check", "full", "--error-exitcode", "99"] \
+    if shutil.which("compute-sanitizer") else []
+
+
+@needs_gpu
+@pytest.mark.parametrize("lesson,n,total", list(fault_cases()))
+def test_failed_acquisition_releases_everything(lesson, n, total):
+    assert total > 0, "the run printed no acquisition count"
+    result = run(*SANITIZER, program(lesson), *sanitize_args(lesson), "--fail-at", n)
+    assert result.returncode == 1, f"exit {result.returncode}: {result.stderr[-400:]}"
+    assert f"making acquisition {n} (" in result.stderr
+    assert " 0 still live at exit" in result.stdout
+    if SANITIZER:
+        assert "ERROR SUMMARY: 0 errors" in result.stdout, result.stdout[-600:]
