@@ -153,7 +153,57 @@ static void print_phases(const struct vectors *v, const struct phase_times *time
            host[PHASE_TOTAL].median, launch.median);
 }
 
-static void vector_add_sync(size_t bytes, int reps, struct csv *csv)
+/* The kernel on its own. In the table above, its events bracket the launch too: the host
+ * launches it only after the copies return. Here the launches queue behind a gate (common.h),
+ * so the events time only the GPU's work, beside the device memory's peak. */
+static void kernel_alone(const struct vectors *v, cudaEvent_t mark[N_PHASES], int reps,
+                         const struct gpu_info *gpu, struct csv *csv)
+{
+    enum { LAUNCHES = 10 };
+    struct gate gate;
+    CUDA_CHECK(gate_create(&gate));
+    double *samples = samples_or_exit((size_t)reps);
+    for (int rep = -1; rep < reps; rep++) {
+        if (rep == reps - 1) /* poisoned, so that the check below sees this rep's result */
+            CUDA_CHECK(cudaMemset(v->d_c, 0xff, v->n * sizeof(float)));
+        CUDA_CHECK(gate_close(&gate, 0));
+        CUDA_CHECK(cudaEventRecord(mark[0], 0));
+        for (int i = 0; i < LAUNCHES; i++)
+            CUDA_CHECK(launch_vector_add(v->d_a, v->d_b, v->d_c, v->n, 0));
+        CUDA_CHECK(cudaEventRecord(mark[1], 0));
+        gate_open(&gate);
+        CUDA_CHECK(cudaEventSynchronize(mark[1]));
+        if (!gate_held(&gate))
+            exit(EXIT_ERROR);
+        float ms;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, mark[0], mark[1]));
+        if (rep >= 0)
+            samples[rep] = ms / LAUNCHES;
+    }
+    memset(v->h_c, 0xff, v->n * sizeof(float));
+    CUDA_CHECK(cudaMemcpy(v->h_c, v->d_c, v->n * sizeof(float), cudaMemcpyDeviceToHost));
+    if (!vector_add_verified(v->h_a, v->h_b, v->h_c, v->n, "kernel alone"))
+        exit(EXIT_ERROR);
+    struct stats each = stats_summarize(samples, (size_t)reps);
+    size_t bytes = 3 * v->n * sizeof(float); /* a and b read, c written */
+    double rate = gbps(bytes, each.median);
+    printf("  the kernel alone (%d launches queued behind a gate, events around them): %.3f ms,\n"
+           "  %.1f GB/s", LAUNCHES, each.median, rate);
+    if (gpu->memory_peak_gbps > 0)
+        printf(", %.0f%% of the device memory's %.0f GB/s (memory clock x bus width)",
+               100 * rate / gpu->memory_peak_gbps, gpu->memory_peak_gbps);
+    printf("\n");
+    char params[96];
+    snprintf(params, sizeof params, "clock=gpu_event;gated=1;launches=%d;peak_gbps=%.0f", LAUNCHES,
+             gpu->memory_peak_gbps);
+    csv_record(csv, &(struct csv_row){.experiment = "phases", .variant = "kernel_alone",
+                                      .bytes = bytes, .reps = reps, .ms = each, .gbps = rate,
+                                      .params = params});
+    free(samples);
+    gate_destroy(&gate);
+}
+
+static void vector_add_sync(size_t bytes, int reps, const struct gpu_info *gpu, struct csv *csv)
 {
     struct vectors v = vectors_alloc(bytes / sizeof(float));
     cudaEvent_t mark[N_PHASES];
@@ -166,6 +216,7 @@ static void vector_add_sync(size_t bytes, int reps, struct csv *csv)
     for (int rep = 0; rep < reps; rep++)
         times[rep] = one_repetition(&v, mark);
     print_phases(&v, times, reps, csv);
+    kernel_alone(&v, mark, reps, gpu, csv);
     free(times);
     for (int i = 0; i < N_PHASES; i++)
         CUDA_CHECK(cudaEventDestroy(mark[i]));
@@ -251,7 +302,7 @@ int main(int argc, char **argv)
     if (rc != CLI_CONTINUE || (rc = lesson_open("01_sync_copy", &args, 3 * args.size + sweep_max,
                                                 3 * args.size + 2 * sweep_max, &gpu, &csv)))
         return rc;
-    vector_add_sync(args.size, args.reps, &csv);
+    vector_add_sync(args.size, args.reps, &gpu, &csv);
     pageable_sweep(sweep_max, args.reps, &csv);
     if (csv_close(&csv))
         return EXIT_ERROR;

@@ -5,18 +5,20 @@
  * memory, larger than what the GPU holds of it, goes through in K chunks and a ring of B device
  * buffers, spread over S streams. This file measures it:
  *
- *   1. three regimes (copy-bound, balanced, compute-bound), each against the synchronous
- *      baseline, the serial pinned version and the bound: the slower of the kernel alone and the
- *      copies alone, both directions at once. Efficiency = bound / pipeline time.
- *   2. a timeline of a serial and a pipelined run, recorded by CUPTI, for Perfetto and the plots.
+ *   1. three regimes (copy-bound, balanced, compute-bound), each against lesson 01's synchronous
+ *      way, the serial pinned version, and the bound: the slower of the same pipeline without
+ *      its copies and without its kernels. Efficiency = bound / pipeline time, rep by rep.
+ *   2. a timeline of a serial and a pipelined run, recorded by CUPTI, for Perfetto and the plots,
+ *      and how busy it kept each engine.
  *   3. sweeps: chunks x streams, and the kernel's arithmetic intensity.
  *   4. variants: the pipeline captured in a CUDA graph and replayed (many small chunks), and
  *      managed memory with prefetching (lecture 7.6).
  *
- * Times are events around the GPU work (a fork-join of the streams, lesson 03), except the
- * synchronous baseline's, which blocks the host anyway: host clock. Runs compared with each other
- * are timed in turns, so that all of them see the same link. The last repetition of every
- * pipelined, serial, synchronous, graph and managed run is checked element by element.
+ * Every time is the GPU's: events around the work (a fork-join of the streams, lesson 03), and,
+ * for the synchronous way, events in the legacy default stream that its blocking calls use. Runs
+ * compared with each other are timed in turns, so that all of them see the same link, and each
+ * ratio is taken rep by rep and printed with its range. The last repetition of every pipelined,
+ * serial, synchronous, graph and managed run is checked element by element.
  *
  * From lesson 05 on, code that owns resources returns its error and releases everything on one
  * path: every function here returns 0, or -1 after saying why, and main() releases the rig.
@@ -45,12 +47,15 @@ enum {
     SWEEP_MOST_STREAMS = 8,  /* sweep_stream_counts[N_SWEEP_STREAMS - 1] */
     GRAPH_CHUNKS = 256,      /* part 4's many small chunks */
     MANAGED_CHUNKS = 16,
+    SYNC_REPS = 3,           /* the synchronous baseline takes a quarter of a second a run */
+    BALANCE_PROBE_ITERS = 128,
+    MAX_BALANCE_PROBES = 6,
 };
 
 /* The rig, and what the measurements around it need. */
 struct bench {
     struct rig rig;
-    double *samples; /* MAX_TURNS x reps */
+    double *samples; /* MAX_TURNS x reps, and reps more for ratios */
     int reps;
     struct csv *csv;
 };
@@ -59,72 +64,33 @@ struct bench {
  * Runs timed in turns.
  * ------------------------------------------------------------------------------------------ */
 
-enum run_kind { PIPELINE, KERNEL_ALONE, COPIES_ALONE };
-
-/* The pieces of the bound: every kernel with no copies, and every copy with no kernels: copies in
- * over the pipeline's S streams and copies out over S more, all at the same time. */
-static cudaError_t enqueue_part(const struct rig *r, const struct shape *p, enum run_kind kind)
-{
-    struct chunk_plan plan = chunk_plan_make(p->n, p->chunks, p->buffers);
-    for (size_t k = 0; k < plan.chunks; k++) {
-        size_t first, count;
-        chunk_bounds(p->n, plan.chunks, k, &first, &count);
-        unsigned *buffer = r->d_ring[k % plan.buffers];
-        if (kind == KERNEL_ALONE) {
-            CUDA_TRY(launch_work(buffer, count, p->iters, r->map, r->stream[0]));
-        } else {
-            CUDA_TRY(cudaMemcpyAsync(buffer, r->h_in + first, count * sizeof(unsigned),
-                                     cudaMemcpyHostToDevice, r->stream[k % p->streams]));
-            CUDA_TRY(cudaMemcpyAsync(r->h_out + first, buffer, count * sizeof(unsigned),
-                                     cudaMemcpyDeviceToHost,
-                                     r->stream[p->streams + k % p->streams]));
-        }
-    }
-    return cudaSuccess;
-}
-
-static cudaError_t run_once(const struct rig *r, const struct shape *p, enum run_kind kind,
-                            double *ms)
-{
-    if (kind == PIPELINE)
-        return pipeline_time(r, p, ALL_STAGES, ms);
-    size_t streams = kind == COPIES_ALONE ? 2 * p->streams : 1;
-    CUDA_TRY(cudaEventRecord(r->start, r->stream[0]));
-    cudaError_t err = fan_out(r, streams);
-    if (!err)
-        err = enqueue_part(r, p, kind);
-    if (!err)
-        err = fan_in(r, streams);
-    return err ? err : clock_stop(r, ms);
-}
-
 struct turn {
     const struct shape *shape;
-    enum run_kind kind;
+    unsigned stages; /* ALL_STAGES, or the pipeline with one kind of work left out */
     const char *what;
 };
-enum { MAX_TURNS = 5 }; /* depth-first, serial, kernel alone, copies alone, breadth-first */
+enum { MAX_TURNS = 5 }; /* depth-first, serial, kernels only, copies only, breadth-first */
 
 /* Runs that are compared with each other, timed in turns: a warm-up of each, then rep 1 of each,
- * rep 2 of each, and so on. Copy speed wanders by a few percent from one second to the next
- * (lesson 04); timed one after the other, a pipeline and its bound could meet different speeds,
- * and their ratio would wander with them. Each pipelined run's last rep starts from a poisoned
- * output and is checked at once, before the next run overwrites it. */
-static int measure_in_turns(struct bench *b, const struct turn *turns, size_t n,
-                            struct stats *results)
+ * rep 2 of each, and so on, into b->samples[turn * reps + rep]. Copy speed wanders by a few
+ * percent from one second to the next (lesson 04); timed one after the other, a pipeline and its
+ * bound could meet different speeds, and their ratio would wander with them. Each full run's
+ * last rep starts from a poisoned output and is checked at once, before the next run overwrites
+ * it. */
+static int measure_in_turns(struct bench *b, const struct turn *turns, size_t n)
 {
     double ms;
     for (size_t t = 0; t < n; t++)
-        if (run_once(&b->rig, turns[t].shape, turns[t].kind, &ms))
+        if (pipeline_time(&b->rig, turns[t].shape, turns[t].stages, &ms))
             return -1;
     for (int rep = 0; rep < b->reps; rep++) {
         for (size_t t = 0; t < n; t++) {
             const struct shape *p = turns[t].shape;
-            bool checked = turns[t].kind == PIPELINE && rep == b->reps - 1;
+            bool checked = turns[t].stages == ALL_STAGES && rep == b->reps - 1;
             if (checked)
                 memset(b->rig.h_out, 0xff, p->n * sizeof(unsigned));
             nvtxRangePushA(turns[t].what);
-            cudaError_t err = run_once(&b->rig, p, turns[t].kind, &ms);
+            cudaError_t err = pipeline_time(&b->rig, p, turns[t].stages, &ms);
             nvtxRangePop();
             if (err || (checked && !work_verified(&b->rig, b->rig.h_in, b->rig.h_out, p->n,
                                                   p->iters, turns[t].what)))
@@ -132,21 +98,53 @@ static int measure_in_turns(struct bench *b, const struct turn *turns, size_t n,
             b->samples[t * (size_t)b->reps + (size_t)rep] = ms;
         }
     }
-    for (size_t t = 0; t < n; t++)
-        results[t] = stats_summarize(b->samples + t * (size_t)b->reps, (size_t)b->reps);
     return 0;
 }
 
-/* Lesson 01's way, for comparison: pageable memory, blocking copies, one buffer. Host clock. */
+static struct stats turn_stats(struct bench *b, size_t t)
+{
+    return stats_summarize(b->samples + t * (size_t)b->reps, (size_t)b->reps);
+}
+
+/* bound / pipeline, repetition by repetition: the bound of rep i is the slower of the pipeline
+ * without its copies and without its kernels in rep i. Before turn_stats() sorts the samples. */
+static struct stats paired_efficiency(struct bench *b, size_t pipeline, size_t kernels,
+                                      size_t copies)
+{
+    const double *s = b->samples;
+    size_t reps = (size_t)b->reps;
+    double *ratio = b->samples + MAX_TURNS * reps;
+    for (size_t i = 0; i < reps; i++)
+        ratio[i] = fmax(s[kernels * reps + i], s[copies * reps + i]) / s[pipeline * reps + i];
+    return stats_summarize(ratio, reps);
+}
+
+/* A figure is unsteady when its repetitions spread over more than 5% of its median. */
+static bool unsteady(struct stats s)
+{
+    return s.max - s.min > 0.05 * s.median;
+}
+
+/* Prints a time, and a '~' after it when it is unsteady. */
+static void print_ms(struct stats s)
+{
+    printf(" %9.2f%c", s.median, unsteady(s) ? '~' : ' ');
+}
+
+/* Lesson 01's way, for comparison: pageable memory, blocking copies, one buffer. Every call goes
+ * to the legacy default stream, so events recorded there bracket them all, and the figure is on
+ * the same clock as the others. */
 static int measure_synchronous(struct bench *b, const struct shape *p, const unsigned *in,
                                unsigned *out, struct stats *result)
 {
     const struct rig *r = &b->rig;
     struct chunk_plan plan = chunk_plan_make(p->n, p->chunks, 1);
-    for (int rep = -1; rep < b->reps; rep++) {
-        if (rep == b->reps - 1)
+    int reps = b->reps < SYNC_REPS ? b->reps : SYNC_REPS;
+    for (int rep = -1; rep < reps; rep++) {
+        if (rep == reps - 1)
             memset(out, 0xff, p->n * sizeof(unsigned));
-        double t0 = host_ms();
+        if (CUDA_REPORT(cudaEventRecord(r->start, 0)))
+            return -1;
         for (size_t k = 0; k < plan.chunks; k++) {
             size_t first, count;
             chunk_bounds(p->n, plan.chunks, k, &first, &count);
@@ -157,12 +155,17 @@ static int measure_synchronous(struct bench *b, const struct shape *p, const uns
                                        cudaMemcpyDeviceToHost)))
                 return -1;
         }
+        float ms;
+        if (CUDA_REPORT(cudaEventRecord(r->stop, 0)) ||
+            CUDA_REPORT(cudaEventSynchronize(r->stop)) ||
+            CUDA_REPORT(cudaEventElapsedTime(&ms, r->start, r->stop)))
+            return -1;
         if (rep >= 0)
-            b->samples[rep] = host_ms() - t0;
+            b->samples[rep] = ms;
     }
     if (!work_verified(r, in, out, p->n, p->iters, "synchronous baseline"))
         return -1;
-    *result = stats_summarize(b->samples, (size_t)b->reps);
+    *result = stats_summarize(b->samples, (size_t)reps);
     return 0;
 }
 
@@ -170,10 +173,16 @@ static int measure_synchronous(struct bench *b, const struct shape *p, const uns
  * A pipeline against its serial version and its bound.
  * ------------------------------------------------------------------------------------------ */
 
+/* Medians over paired repetitions. The bound is the slower of the same pipeline without its
+ * copies (`kernels`) and without its kernels (`copies`): same streams, buffers, events, waits and
+ * issue order, one kind of work left out. Nothing the pipeline does can take less time. */
 struct outcome {
-    struct stats pipeline, breadth, serial, kernel, copies;
-    double bound, efficiency;
+    struct stats pipeline, breadth, serial, kernels, copies;
+    struct stats efficiency, breadth_efficiency; /* bound / pipeline, rep by rep */
+    double bound;                                /* the slower median of the two */
 };
+
+enum { DEPTH, SERIAL, KERNELS, COPIES, BREADTH };
 
 /* Runs the pipeline, the serial version and the two halves of the bound for one shape, and the
  * breadth-first pipeline too when asked. */
@@ -184,20 +193,33 @@ static int evaluate(struct bench *b, const struct shape *p, bool both_orders, st
     serial.breadth_first = false;
     breadth.breadth_first = true;
     const struct turn turns[MAX_TURNS] = {
-        {p, PIPELINE, "pipeline, depth-first"},
-        {&serial, PIPELINE, "serial: one stream, one buffer"},
-        {p, KERNEL_ALONE, "kernel alone"},
-        {p, COPIES_ALONE, "copies alone, both directions at once"},
-        {&breadth, PIPELINE, "pipeline, breadth-first"},
+        [DEPTH] = {p, ALL_STAGES, "pipeline, depth-first"},
+        [SERIAL] = {&serial, ALL_STAGES, "serial: one stream, one buffer"},
+        [KERNELS] = {p, COMPUTE, "the pipeline without its copies"},
+        [COPIES] = {p, COPY_IN | COPY_OUT, "the pipeline without its kernels"},
+        [BREADTH] = {&breadth, ALL_STAGES, "pipeline, breadth-first"},
     };
-    struct stats results[MAX_TURNS];
-    if (measure_in_turns(b, turns, both_orders ? 5 : 4, results))
+    if (measure_in_turns(b, turns, both_orders ? MAX_TURNS : BREADTH))
         return -1;
-    *o = (struct outcome){.pipeline = results[0], .serial = results[1], .kernel = results[2],
-                          .copies = results[3], .breadth = results[both_orders ? 4 : 0]};
-    o->bound = fmax(o->kernel.median, o->copies.median);
-    o->efficiency = o->bound / o->pipeline.median;
+    *o = (struct outcome){.efficiency = paired_efficiency(b, DEPTH, KERNELS, COPIES)};
+    if (both_orders) {
+        o->breadth_efficiency = paired_efficiency(b, BREADTH, KERNELS, COPIES);
+        o->breadth = turn_stats(b, BREADTH);
+    }
+    o->pipeline = turn_stats(b, DEPTH);
+    o->serial = turn_stats(b, SERIAL);
+    o->kernels = turn_stats(b, KERNELS);
+    o->copies = turn_stats(b, COPIES);
+    o->bound = fmax(o->kernels.median, o->copies.median);
     return 0;
+}
+
+/* Says so when a measured pipeline beat its bound by more than the bound's own spread allows. */
+static void flag_beaten_bound(const char *what, struct stats efficiency)
+{
+    if (efficiency.median > 1 + (efficiency.max - efficiency.min))
+        printf("  !! %s: median efficiency %.3f is above 1 by more than its spread: a run beat "
+               "its bound, so the bound is wrong\n", what, efficiency.median);
 }
 
 static int record(struct bench *b, const char *experiment, const char *variant,
@@ -208,45 +230,83 @@ static int record(struct bench *b, const char *experiment, const char *variant,
     return csv_write(b->csv, &row);
 }
 
+static int record_pipeline(struct bench *b, const char *experiment, const char *variant,
+                           const struct shape *p, struct stats ms, struct stats efficiency,
+                           const char *extra, double speedup_serial)
+{
+    char params[320];
+    snprintf(params, sizeof params, "%schunks=%zu;streams=%zu;buffers=%zu;iters=%u;"
+             "efficiency=%.4f;efficiency_min=%.4f;efficiency_max=%.4f;speedup_serial=%.3f;"
+             "clock=gpu_event", extra, p->chunks, p->streams, p->buffers, p->iters,
+             efficiency.median, efficiency.min, efficiency.max, speedup_serial);
+    return record(b, experiment, variant, "both", 2 * p->n * sizeof(unsigned), ms, params);
+}
+
 static int record_outcome(struct bench *b, const char *experiment, const struct shape *p,
                           const struct outcome *o, const char *extra, bool both_orders)
 {
-    char params[256];
+    if (record_pipeline(b, experiment, "depth_first", p, o->pipeline, o->efficiency, extra,
+                        o->serial.median / o->pipeline.median) ||
+        (both_orders && record_pipeline(b, experiment, "breadth_first", p, o->breadth,
+                                        o->breadth_efficiency, extra,
+                                        o->serial.median / o->breadth.median)))
+        return -1;
+    char params[128];
     size_t bytes = p->n * sizeof(unsigned);
     snprintf(params, sizeof params, "%schunks=%zu;streams=%zu;buffers=%zu;iters=%u;"
-             "efficiency=%.4f;speedup_serial=%.3f", extra, p->chunks, p->streams, p->buffers,
-             p->iters, o->efficiency, o->serial.median / o->pipeline.median);
-    if (record(b, experiment, "depth_first", "both", 2 * bytes, o->pipeline, params))
-        return -1;
-    if (both_orders) {
-        snprintf(params, sizeof params, "%schunks=%zu;streams=%zu;buffers=%zu;iters=%u;"
-                 "efficiency=%.4f", extra, p->chunks, p->streams, p->buffers, p->iters,
-                 o->bound / o->breadth.median);
-        if (record(b, experiment, "breadth_first", "both", 2 * bytes, o->breadth, params))
-            return -1;
-    }
-    snprintf(params, sizeof params, "%schunks=%zu;iters=%u", extra, p->chunks, p->iters);
+             "clock=gpu_event", extra, p->chunks, p->streams, p->buffers, p->iters);
     return record(b, experiment, "serial_pinned", "both", 2 * bytes, o->serial, params) ||
-           record(b, experiment, "kernel_alone", NULL, bytes, o->kernel, params) ||
-           record(b, experiment, "copies_alone", "both", 2 * bytes, o->copies, params);
+           record(b, experiment, "kernels_only", NULL, bytes, o->kernels, params) ||
+           record(b, experiment, "copies_only", "both", 2 * bytes, o->copies, params);
 }
 
 /* ------------------------------------------------------------------------------------------ *
  * 1. Three regimes.
  * ------------------------------------------------------------------------------------------ */
 
-/* The kernel's iterations for which it takes as long as the copies: measured, not assumed. */
-static int balanced_iters(struct bench *b, const struct shape *p, unsigned *iters)
+/* The pipeline without its copies and without its kernels, at `iters`, timed in turns. */
+static int probe_balance(struct bench *b, const struct shape *p, unsigned iters, double *kernels,
+                         double *copies)
 {
     struct shape probe = *p;
-    probe.iters = 256;
-    const struct turn turns[] = {{&probe, KERNEL_ALONE, "calibration: kernel alone"},
-                                 {&probe, COPIES_ALONE, "calibration: copies alone"}};
-    struct stats results[2];
-    if (measure_in_turns(b, turns, 2, results))
+    probe.iters = iters;
+    const struct turn turns[] = {{&probe, COMPUTE, "calibration: without copies"},
+                                 {&probe, COPY_IN | COPY_OUT, "calibration: without kernels"}};
+    if (measure_in_turns(b, turns, 2))
         return -1;
-    double balanced = probe.iters * results[1].median / results[0].median;
-    *iters = balanced < 1 ? 1 : balanced > 1e6 ? 1000000u : (unsigned)balanced;
+    *kernels = turn_stats(b, 0).median;
+    *copies = turn_stats(b, 1).median;
+    return 0;
+}
+
+/* The iterations at which the kernels take as long as the copies: measured, not assumed. The
+ * kernels take a fixed time (launches, reading and writing memory) plus a time per iteration;
+ * the copies take the same time whatever the iterations. Two probes give the line; its
+ * crossing with the copies is the next probe (the secant method), until the two are within 2%. */
+static int balanced_iters(struct bench *b, const struct shape *p, unsigned *iters)
+{
+    double x[2] = {BALANCE_PROBE_ITERS, 8 * BALANCE_PROBE_ITERS}, kernels[2], copies;
+    if (probe_balance(b, p, (unsigned)x[0], &kernels[0], &copies) ||
+        probe_balance(b, p, (unsigned)x[1], &kernels[1], &copies))
+        return -1;
+    int probes = 2;
+    double next = x[1];
+    while (fabs(kernels[1] - copies) > 0.02 * copies && probes < MAX_BALANCE_PROBES) {
+        double slope = (kernels[1] - kernels[0]) / (x[1] - x[0]);
+        if (!(slope > 0))
+            break; /* noise at this size: keep the nearer probe */
+        next = fmin(fmax(x[1] + (copies - kernels[1]) / slope, 1), 1e6);
+        x[0] = x[1];
+        kernels[0] = kernels[1];
+        x[1] = round(next);
+        if (probe_balance(b, p, (unsigned)x[1], &kernels[1], &copies))
+            return -1;
+        probes++;
+    }
+    *iters = (unsigned)x[1];
+    printf("\nbalance: at %u iterations the pipeline without its copies takes %.2f ms and without "
+           "its kernels %.2f ms\n(%.1f%% apart, after %d probes)\n", *iters, kernels[1], copies,
+           100 * fabs(kernels[1] - copies) / copies, probes);
     return 0;
 }
 
@@ -257,17 +317,25 @@ static int one_regime(struct bench *b, const struct shape *p, const char *name,
     struct outcome o;
     if (measure_synchronous(b, p, in, out, &sync) || evaluate(b, p, true, &o))
         return -1;
-    printf("  %-14s %6u %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %7.3f %7.2fx %7.2fx\n", name,
-           p->iters, sync.median, o.serial.median, o.pipeline.median, o.breadth.median,
-           o.kernel.median, o.copies.median, o.efficiency, sync.median / o.pipeline.median,
-           o.serial.median / o.pipeline.median);
+    printf("  %-14s %6u", name, p->iters);
+    const struct stats times[] = {sync, o.serial, o.pipeline, o.breadth, o.kernels, o.copies};
+    for (size_t i = 0; i < sizeof times / sizeof times[0]; i++)
+        print_ms(times[i]);
+    printf(" %6.3f (%.3f-%.3f) %6.2fx %6.2fx\n", o.efficiency.median, o.efficiency.min,
+           o.efficiency.max, sync.median / o.serial.median, o.serial.median / o.pipeline.median);
+    flag_beaten_bound(name, o.efficiency);
+    flag_beaten_bound(name, o.breadth_efficiency);
     char extra[64];
     snprintf(extra, sizeof extra, "regime=%s;", name);
     if (record_outcome(b, "regimes", p, &o, extra, true))
         return -1;
-    snprintf(extra, sizeof extra, "regime=%s;chunks=%zu;iters=%u", name, p->chunks, p->iters);
-    return record(b, "regimes", "sync_pageable", "both", 2 * p->n * sizeof(unsigned), sync,
-                  extra);
+    snprintf(extra, sizeof extra, "regime=%s;chunks=%zu;iters=%u;clock=gpu_event", name,
+             p->chunks, p->iters);
+    struct csv_row row = {.experiment = "regimes", .variant = "sync_pageable",
+                          .direction = "both", .bytes = 2 * p->n * sizeof(unsigned),
+                          .reps = b->reps < SYNC_REPS ? b->reps : SYNC_REPS, .ms = sync,
+                          .params = extra};
+    return csv_write(b->csv, &row);
 }
 
 static int regimes(struct bench *b, const struct shape *base, unsigned balanced)
@@ -282,12 +350,13 @@ static int regimes(struct bench *b, const struct shape *base, unsigned balanced)
     memcpy(in, b->rig.h_in, bytes); /* the synchronous baseline's pageable copy of the data */
 
     char size_text[32];
-    printf("\n1. %s in %zu chunks, %zu buffers, %zu streams; events (synchronous: host "
-           "clock), median of %d\n", format_bytes(bytes, size_text, sizeof size_text),
-           base->chunks, base->buffers, base->streams, b->reps);
-    printf("  %-14s %6s %9s %9s %9s %9s %9s %9s %7s %8s %8s\n", "regime", "iters", "sync",
-           "serial", "pipeline", "breadth", "kernel", "copies", "effic.", "vs sync",
-           "vs serial");
+    printf("\n1. %s in %zu chunks, %zu buffers, %zu streams; ms on the GPU (events), median of %d "
+           "paired\n   repetitions (synchronous: of %d)\n",
+           format_bytes(bytes, size_text, sizeof size_text), base->chunks, base->buffers,
+           base->streams, b->reps, b->reps < SYNC_REPS ? b->reps : SYNC_REPS);
+    printf("  %-14s %6s %10s %10s %10s %10s %10s %10s %-20s %7s %7s\n", "regime", "iters",
+           "sync", "serial", "pipeline", "breadth", "kernels", "copies", " efficiency (range)",
+           "pinning", "overlap");
     const struct { const char *name; unsigned iters; } cases[] = {
         {"copy-bound", 1}, {"balanced", balanced}, {"compute-bound", 4 * balanced}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -296,7 +365,11 @@ static int regimes(struct bench *b, const struct shape *base, unsigned balanced)
         if (one_regime(b, &p, cases[c].name, in, out))
             goto out_free;
     }
-    printf("  times in ms; efficiency = max(kernel, copies) / pipeline; every result verified\n");
+    printf("  sync: lesson 01's way (pageable memory, blocking copies); serial: pinned, one\n"
+           "  stream and one buffer; kernels, copies: the pipeline without its copies, without\n"
+           "  its kernels. efficiency = max(kernels, copies) / pipeline, rep by rep; pinning =\n"
+           "  sync / serial; overlap = serial / pipeline. ~: unsteady (repetitions spread over\n"
+           "  5%% of the median)\n");
     rc = 0;
 out_free:
     free(in);
@@ -314,13 +387,38 @@ static int record_runs(struct bench *b, const struct shape *serial, const struct
     double ms;
     int rc = -1;
     b->rig.tracing = true;
-    if (!timeline_run("warm-up") && !run_once(&b->rig, serial, PIPELINE, &ms) &&
+    if (!timeline_run("warm-up") && !pipeline_time(&b->rig, serial, ALL_STAGES, &ms) &&
         !timeline_discard() && !timeline_run(serial_name) &&
-        !run_once(&b->rig, serial, PIPELINE, &ms) && !timeline_run(pipelined_name) &&
-        !run_once(&b->rig, pipelined, PIPELINE, &ms))
+        !pipeline_time(&b->rig, serial, ALL_STAGES, &ms) && !timeline_run(pipelined_name) &&
+        !pipeline_time(&b->rig, pipelined, ALL_STAGES, &ms))
         rc = 0;
     b->rig.tracing = false;
     return rc;
+}
+
+/* Prints and records how busy each kind of work kept the GPU in one recorded run. */
+static int report_busy(struct bench *b, const char *key, const char *name,
+                       const struct busy_time *busy)
+{
+    const struct { const char *variant; double ms; } rows[] = {
+        {"h2d_busy", busy->h2d_ms},     {"kernels_busy", busy->kernels_ms},
+        {"d2h_busy", busy->d2h_ms},     {"all_three_busy", busy->all_three_ms},
+        {"span", busy->span_ms},
+    };
+    double span = busy->span_ms;
+    printf("  %-34s %6.2f ms, busy: H2D %3.0f%%, kernels %3.0f%%, D2H %3.0f%%, all three at once "
+           "%3.0f%%\n", name, span, 100 * busy->h2d_ms / span, 100 * busy->kernels_ms / span,
+           100 * busy->d2h_ms / span, 100 * busy->all_three_ms / span);
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        char params[96];
+        snprintf(params, sizeof params, "run=%s;share=%.4f;clock=gpu_cupti", key,
+                 rows[i].ms / span);
+        struct csv_row row = {.experiment = "timeline", .variant = rows[i].variant, .reps = 1,
+                              .ms = {rows[i].ms, rows[i].ms, rows[i].ms}, .params = params};
+        if (csv_write(b->csv, &row))
+            return -1;
+    }
+    return 0;
 }
 
 static int timeline(struct bench *b, const struct shape *p, const char *prefix)
@@ -330,20 +428,23 @@ static int timeline(struct bench *b, const struct shape *p, const char *prefix)
     char pipelined_name[64];
     snprintf(pipelined_name, sizeof pipelined_name, "pipelined: %zu streams, %zu buffers",
              p->streams, p->buffers);
+    const char *serial_name = "serial: 1 stream, 1 buffer";
     unsigned long operations = 0;
+    struct busy_time busy[TIMELINE_MAX_RUNS];
     printf("\n2. timeline (CUPTI) of one serial and one pipelined run, balanced regime\n");
     if (timeline_start())
         return 0; /* no CUPTI here: it said so, and the rest goes on */
     /* A warm-up run is recorded and dropped: the first launch under CUPTI pays for its setup. */
-    if (record_runs(b, &serial, p, "serial: 1 stream, 1 buffer", pipelined_name)) {
+    if (record_runs(b, &serial, p, serial_name, pipelined_name)) {
         timeline_stop();
         return -1;
     }
-    if (timeline_write(prefix, &operations))
+    if (timeline_write(prefix, &operations, busy))
         return -1;
     printf("  %lu copies and kernels written to %s.json (open it in https://ui.perfetto.dev or\n"
            "  chrome://tracing) and %s.csv\n", operations, prefix, prefix);
-    return 0;
+    return report_busy(b, "serial", serial_name, &busy[0]) ||
+           report_busy(b, "pipelined", pipelined_name, &busy[1]);
 }
 
 /* ------------------------------------------------------------------------------------------ *
@@ -370,9 +471,10 @@ static int sweep_shapes(struct bench *b, const struct shape *base)
             struct outcome o;
             if (evaluate(b, &p, false, &o) || record_outcome(b, "sweep_shape", &p, &o, "", false))
                 return -1;
-            printf("  %10.3f", o.efficiency);
-            if (o.efficiency > best_efficiency) {
-                best_efficiency = o.efficiency;
+            printf("  %9.3f%c", o.efficiency.median, unsteady(o.efficiency) ? '~' : ' ');
+            flag_beaten_bound("sweep", o.efficiency);
+            if (o.efficiency.median > best_efficiency) {
+                best_efficiency = o.efficiency.median;
                 best = p;
             }
         }
@@ -385,20 +487,26 @@ static int sweep_shapes(struct bench *b, const struct shape *base)
 
 static int sweep_intensity(struct bench *b, const struct shape *base, unsigned balanced)
 {
-    printf("\n3b. speed-up over serial by kernel intensity, %zu chunks, %zu streams\n",
-           base->chunks, base->streams);
-    printf("  %8s %10s %10s %10s %10s %8s %8s\n", "iters", "serial ms", "pipe ms", "kernel ms",
-           "copies ms", "speedup", "bound x");
+    printf("\n3b. speed-up over serial by kernel intensity, %zu chunks, %zu streams, ms on the "
+           "GPU\n", base->chunks, base->streams);
+    printf("  %8s %10s %10s %10s %10s %8s %8s  %s\n", "iters", "serial", "pipeline", "kernels",
+           "copies", "speed-up", "bound x", "efficiency (range)");
     for (unsigned iters = 1; iters <= 8 * balanced; iters *= 4) {
         struct shape p = *base;
         p.iters = iters;
         struct outcome o;
         if (evaluate(b, &p, false, &o))
             return -1;
-        /* The most a pipeline can gain over the serial version: serial time over the bound. */
-        printf("  %8u %10.3f %10.3f %10.3f %10.3f %7.2fx %7.2fx\n", iters, o.serial.median,
-               o.pipeline.median, o.kernel.median, o.copies.median,
-               o.serial.median / o.pipeline.median, o.serial.median / o.bound);
+        /* The most a pipeline can gain over the serial version: serial time over the bound. A
+         * speed-up above it is an efficiency above 1. */
+        printf("  %8u", iters);
+        const struct stats times[] = {o.serial, o.pipeline, o.kernels, o.copies};
+        for (size_t i = 0; i < sizeof times / sizeof times[0]; i++)
+            print_ms(times[i]);
+        printf(" %7.2fx %7.2fx  %.3f (%.3f-%.3f)\n", o.serial.median / o.pipeline.median,
+               o.serial.median / o.bound, o.efficiency.median, o.efficiency.min,
+               o.efficiency.max);
+        flag_beaten_bound("intensity sweep", o.efficiency);
         if (record_outcome(b, "sweep_intensity", &p, &o, "", false))
             return -1;
     }
@@ -468,11 +576,12 @@ static int graph_variant(struct bench *b, const struct shape *p)
            format_bytes(p->n / p->chunks * sizeof(unsigned), size_text, sizeof size_text),
            p->streams, p->iters);
     printf("  bound %.3f ms; streams %.3f ms (efficiency %.3f); graph %.3f ms (efficiency "
-           "%.3f)\n", o.bound, o.pipeline.median, o.efficiency, replay.median,
+           "%.3f)\n", o.bound, o.pipeline.median, o.efficiency.median, replay.median,
            o.bound / replay.median);
-    char params[128];
-    snprintf(params, sizeof params, "chunks=%zu;streams=%zu;buffers=%zu;iters=%u;efficiency=%.4f",
-             p->chunks, p->streams, p->buffers, p->iters, o.bound / replay.median);
+    char params[160];
+    snprintf(params, sizeof params, "chunks=%zu;streams=%zu;buffers=%zu;iters=%u;efficiency=%.4f;"
+             "clock=gpu_event", p->chunks, p->streams, p->buffers, p->iters,
+             o.bound / replay.median);
     return record_outcome(b, "graph", p, &o, "", false) ||
            record(b, "graph", "graph_replay", "both", 2 * p->n * sizeof(unsigned), replay,
                   params);
@@ -559,8 +668,8 @@ static int managed_variant(struct bench *b, const struct shape *p, int device)
            explicit_copies.pipeline.median, managed.median,
            managed.median / explicit_copies.pipeline.median);
     char params[128];
-    snprintf(params, sizeof params, "chunks=%zu;streams=%zu;iters=%u", p->chunks, p->streams,
-             p->iters);
+    snprintf(params, sizeof params, "chunks=%zu;streams=%zu;iters=%u;clock=gpu_event", p->chunks,
+             p->streams, p->iters);
     return record_outcome(b, "managed", p, &explicit_copies, "", false) ||
            record(b, "managed", "managed_prefetch", "both", 2 * p->n * sizeof(unsigned), managed,
                   params);
@@ -577,7 +686,7 @@ struct settings {
 
 /* The ring holds as many buffers as any part uses, each as large as the largest chunk of any
  * part: the main shape's, the graph's many small ones, or, with the sweeps, the sweep's fewest
- * chunks, which meet its most buffers. The copies alone run over twice the pipeline's streams. */
+ * chunks, which meet its most buffers. */
 static void size_rig(struct settings *s)
 {
     size_t most = s->sweeps ? SWEEP_MOST_STREAMS : 1;
@@ -586,7 +695,7 @@ static void size_rig(struct settings *s)
     size_t other_chunk = chunk_plan_make(s->sweep_n, fewest_chunks, 1).max_chunk;
     s->buffer_elems = main_chunk > other_chunk ? main_chunk : other_chunk;
     s->ring_buffers = (size_t)s->buffers > most ? (size_t)s->buffers : most;
-    s->streams_made = 2 * ((size_t)s->streams > most ? (size_t)s->streams : most);
+    s->streams_made = (size_t)s->streams > most ? (size_t)s->streams : most;
 }
 
 /* Every part in turn, on one rig; the first failure ends the run. */
@@ -618,7 +727,7 @@ static int run_parts(struct bench *b, const struct settings *s)
 
 static int bench_run(const struct settings *s, int reps, struct csv *csv)
 {
-    struct bench b = {.samples = samples_alloc((size_t)reps * MAX_TURNS), .reps = reps,
+    struct bench b = {.samples = samples_alloc((size_t)reps * (MAX_TURNS + 1)), .reps = reps,
                       .csv = csv};
     if (!b.samples ||
         rig_create(&b.rig, s->n, s->ring_buffers, s->buffer_elems, s->streams_made)) {

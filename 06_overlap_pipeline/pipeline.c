@@ -68,7 +68,7 @@ void rig_destroy(struct rig *r)
         if (r->buffer_free[b])
             PUT(cudaEventDestroy(r->buffer_free[b]));
     }
-    for (size_t s = 0; s < 2 * MAX_STREAMS; s++) {
+    for (size_t s = 0; s < MAX_STREAMS; s++) {
         if (r->stream[s]) /* cudaStreamDestroy(NULL) is an error, not a no-op */
             PUT(cudaStreamDestroy(r->stream[s]));
         if (r->joined[s])

@@ -56,9 +56,9 @@ struct rig {
     unsigned *h_in, *h_out;               /* pinned: the data set, and where results land */
     unsigned *d_ring[MAX_BUFFERS];        /* device buffers, each `buffer_elems` long */
     size_t buffers, buffer_elems, streams;
-    cudaStream_t stream[2 * MAX_STREAMS]; /* non-blocking */
+    cudaStream_t stream[MAX_STREAMS];     /* non-blocking */
     cudaEvent_t buffer_free[MAX_BUFFERS]; /* recorded when a buffer's chunk is done with it */
-    cudaEvent_t joined[2 * MAX_STREAMS];  /* fork and join of the streams */
+    cudaEvent_t joined[MAX_STREAMS];      /* fork and join of the streams */
     cudaEvent_t start, stop;              /* bracket a timed run in stream 0 */
     struct affine map;                    /* what the kernel does to each element */
     bool tracing;                         /* note each copy's and kernel's chunk for the timeline */

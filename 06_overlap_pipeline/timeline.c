@@ -33,7 +33,7 @@ struct issued { /* one copy or kernel, in the order the program issued it */
     unsigned run, chunk;
 };
 
-enum { MAX_RUNS = 8, RECORD_BUFFER_BYTES = 4u << 20, POOLED_BUFFERS = 4 };
+enum { MAX_RUNS = TIMELINE_MAX_RUNS, RECORD_BUFFER_BYTES = 4u << 20, POOLED_BUFFERS = 4 };
 static struct timeline {
     bool recording;
     struct operation *ops;
@@ -303,11 +303,62 @@ static void write_operations(FILE *json, FILE *csv)
     }
 }
 
-int timeline_write(const char *prefix, unsigned long *operations)
+struct edge { /* an operation's start (+1) or end (-1) */
+    uint64_t at;
+    enum row row;
+    int step;
+};
+
+static int compare_edges(const void *a, const void *b)
+{
+    uint64_t x = ((const struct edge *)a)->at, y = ((const struct edge *)b)->at;
+    return (x > y) - (x < y);
+}
+
+/* Walks run `run`'s starts and ends in time order, counting what is running in each row. */
+static int measure_busy(unsigned run, struct busy_time *busy)
+{
+    struct edge *edges = malloc(2 * tl.n_ops * sizeof *edges);
+    if (!edges)
+        return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < tl.n_ops; i++) {
+        if (tl.log[i].run != run)
+            continue;
+        edges[n++] = (struct edge){tl.ops[i].start, tl.ops[i].row, +1};
+        edges[n++] = (struct edge){tl.ops[i].end, tl.ops[i].row, -1};
+    }
+    qsort(edges, n, sizeof *edges, compare_edges);
+    double row_ns[N_ROWS] = {0}, all_ns = 0;
+    int running[N_ROWS] = {0};
+    for (size_t e = 0; e + 1 < n; e++) {
+        running[edges[e].row] += edges[e].step;
+        double ns = (double)(edges[e + 1].at - edges[e].at);
+        for (int r = 0; r < N_ROWS; r++)
+            row_ns[r] += running[r] > 0 ? ns : 0;
+        all_ns += running[ROW_H2D] > 0 && running[ROW_KERNEL] > 0 && running[ROW_D2H] > 0 ? ns : 0;
+    }
+    *busy = (struct busy_time){.span_ms = n ? (double)(edges[n - 1].at - edges[0].at) / 1e6 : 0,
+                               .h2d_ms = row_ns[ROW_H2D] / 1e6,
+                               .kernels_ms = row_ns[ROW_KERNEL] / 1e6,
+                               .d2h_ms = row_ns[ROW_D2H] / 1e6, .all_three_ms = all_ns / 1e6};
+    free(edges);
+    return 0;
+}
+
+int timeline_write(const char *prefix, unsigned long *operations,
+                   struct busy_time busy[TIMELINE_MAX_RUNS])
 {
     if (stop_recording() || !records_match_log()) {
         timeline_stop();
         return -1;
+    }
+    for (unsigned r = 0; r < tl.n_runs; r++) {
+        if (measure_busy(r, &busy[r])) {
+            fprintf(stderr, "%s: timeline: out of memory\n", program_name);
+            timeline_stop();
+            return -1;
+        }
     }
     char path[512];
     snprintf(path, sizeof path, "%s.json", prefix);
@@ -361,9 +412,10 @@ int timeline_discard(void)
     return -1;
 }
 
-int timeline_write(const char *prefix, unsigned long *operations)
+int timeline_write(const char *prefix, unsigned long *operations,
+                   struct busy_time busy[TIMELINE_MAX_RUNS])
 {
-    (void)prefix;
+    (void)prefix, (void)busy;
     *operations = 0;
     return -1;
 }

@@ -23,9 +23,20 @@ void timeline_chunk(unsigned chunk);
 /* Drops what was recorded so far: after a warm-up run, since the first launch under CUPTI pays
  * milliseconds for its setup. */
 int timeline_discard(void);
-/* Stops recording, writes PREFIX.json and PREFIX.csv, counts the operations written, and
- * releases what the recording held. */
-int timeline_write(const char *prefix, unsigned long *operations);
+enum { TIMELINE_MAX_RUNS = 8 };
+
+/* How busy each kind of work kept the GPU during one run, as Nsight Systems users read it off
+ * the timeline. */
+struct busy_time {
+    double span_ms;      /* from the run's first operation's start to its last one's end */
+    double h2d_ms, kernels_ms, d2h_ms; /* time during which at least one of the kind ran */
+    double all_three_ms; /* time during which all three kinds ran at once */
+};
+
+/* Stops recording, writes PREFIX.json and PREFIX.csv, counts the operations written, fills
+ * busy[r] for each run r named since the last discard, and releases what the recording held. */
+int timeline_write(const char *prefix, unsigned long *operations,
+                   struct busy_time busy[TIMELINE_MAX_RUNS]);
 /* Stops recording, if it was, and releases what it held, writing nothing: after an error. */
 void timeline_stop(void);
 

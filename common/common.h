@@ -75,6 +75,7 @@ struct gpu_info {
     int copy_engines; /* asyncEngineCount: 1 = copies overlap kernels; 2+ = H2D and D2H overlap too */
     int multiprocessors;
     size_t global_mem_bytes;
+    double memory_peak_gbps; /* device memory: 2 transfers per clock x bus width; 0 if unknown */
 };
 
 /* The program's name as its messages print it; set by cli_parse() from argv[0]. */
@@ -108,6 +109,32 @@ int gpu_check_capacity(size_t device_bytes, size_t host_bytes);
 
 /* Host memory the kernel reports as available (MemAvailable), or 0 when unknown. */
 size_t host_available_bytes(void);
+
+/* ------------------------------------------------------------- holding a stream */
+
+/* A stream held on the GPU until the host lets it go, as nvbandwidth times copies: work issued
+ * behind a closed gate queues up, and when the gate opens the GPU runs it back to back, so events
+ * around it time the GPU's work alone, not how fast the CPU issued it. The gate is a one-thread
+ * kernel spinning on a flag in mapped host memory. Use:
+ *     gate_close(&g, s); cudaEventRecord(start, s); ...work...; cudaEventRecord(stop, s);
+ *     gate_open(&g); cudaEventSynchronize(stop); if (!gate_held(&g)) ...
+ * Behind a closed gate, issue no more than GATE_MAX_QUEUED operations: the queue of work the
+ * driver holds for a stream is finite, and a call that finds it full waits for the GPU, which
+ * waits for the host. The gate opens by itself after GATE_TIMEOUT_NS, so that such a program
+ * fails (gate_held() says so) instead of hanging. */
+enum { GATE_MAX_QUEUED = 256 };
+#define GATE_TIMEOUT_NS 2000000000ull
+struct gate {
+    volatile int *flag, *timed_out;     /* mapped host memory */
+    volatile int *d_flag, *d_timed_out; /* the same, as the GPU addresses them */
+};
+cudaError_t gate_create(struct gate *g);
+void gate_destroy(struct gate *g); /* accepts a zeroed gate */
+cudaError_t gate_close(const struct gate *g, cudaStream_t stream);
+void gate_open(const struct gate *g);
+/* After the work behind the gate is done: true, or false after saying that the gate opened by
+ * itself. */
+bool gate_held(const struct gate *g);
 
 /* ------------------------------------------------------------------ timing */
 

@@ -3,9 +3,11 @@
  * the header line every program prints, and the capacity check before allocating.
  */
 #include "common.h"
+#include "kernels.h"
 
 #include <ctype.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
 
 cudaError_t cuda_report(cudaError_t err, const char *expr, const char *file, int line)
@@ -74,7 +76,7 @@ int gpu_open(int device, struct gpu_info *info)
     }
 
     struct cudaDeviceProp prop;
-    int major = 0, minor = 0, driver = 0, runtime = 0;
+    int major = 0, minor = 0, driver = 0, runtime = 0, memory_khz = 0, bus_bits = 0;
     *info = (struct gpu_info){.device = device};
     if (CUDA_REPORT(cudaSetDevice(device)) ||
         CUDA_REPORT(cudaGetDeviceProperties(&prop, device)) ||
@@ -84,6 +86,8 @@ int gpu_open(int device, struct gpu_info *info)
                                            device)) ||
         CUDA_REPORT(cudaDeviceGetAttribute(&info->multiprocessors,
                                            cudaDevAttrMultiProcessorCount, device)) ||
+        CUDA_REPORT(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, device)) ||
+        CUDA_REPORT(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device)) ||
         CUDA_REPORT(cudaDriverGetVersion(&driver)) ||
         CUDA_REPORT(cudaRuntimeGetVersion(&runtime)) ||
         /* Creating the context costs tens of milliseconds: pay it here, outside every timing. */
@@ -97,6 +101,8 @@ int gpu_open(int device, struct gpu_info *info)
                  driver % 1000 / 10);
     snprintf(info->runtime, sizeof info->runtime, "%d.%d", runtime / 1000, runtime % 1000 / 10);
     info->global_mem_bytes = prop.totalGlobalMem;
+    /* Double data rate: two transfers per clock on each of the bus's lines. */
+    info->memory_peak_gbps = 2.0 * memory_khz * 1e3 * (bus_bits / 8) / 1e9;
     return EXIT_VERIFIED;
 }
 
@@ -183,4 +189,53 @@ int lesson_open(const char *lesson, const struct common_args *args, size_t devic
     if ((rc = gpu_check_capacity(device_bytes, host_bytes)) != EXIT_VERIFIED)
         return rc;
     return csv_open(csv, args->csv, lesson, gpu) == 0 ? EXIT_VERIFIED : EXIT_ERROR;
+}
+
+cudaError_t gate_create(struct gate *g)
+{
+    *g = (struct gate){NULL, NULL, NULL, NULL};
+    void *host, *device;
+    /* Mapped: the GPU reads and writes this host memory itself, over the link. */
+    cudaError_t err = CUDA_REPORT(cudaHostAlloc(&host, 2 * sizeof(int), cudaHostAllocMapped));
+    if (err != cudaSuccess)
+        return err;
+    g->flag = host;
+    g->timed_out = g->flag + 1;
+    if ((err = CUDA_REPORT(cudaHostGetDevicePointer(&device, host, 0))) != cudaSuccess) {
+        gate_destroy(g);
+        return err;
+    }
+    g->d_flag = device;
+    g->d_timed_out = g->d_flag + 1;
+    return cudaSuccess;
+}
+
+void gate_destroy(struct gate *g)
+{
+    if (g->flag)
+        CUDA_REPORT(cudaFreeHost((void *)g->flag));
+    *g = (struct gate){NULL, NULL, NULL, NULL};
+}
+
+cudaError_t gate_close(const struct gate *g, cudaStream_t stream)
+{
+    *g->flag = 0;
+    *g->timed_out = 0;
+    return launch_wait_for_flag(g->d_flag, GATE_TIMEOUT_NS, g->d_timed_out, stream);
+}
+
+void gate_open(const struct gate *g)
+{
+    atomic_thread_fence(memory_order_seq_cst); /* everything issued before, then the flag */
+    *g->flag = 1;
+}
+
+bool gate_held(const struct gate *g)
+{
+    if (!*g->timed_out)
+        return true;
+    fprintf(stderr, "%s: a gate opened by itself after %.0f ms: the host could not open it, "
+                    "probably because the work queued behind it filled the stream's queue\n",
+            program_name, GATE_TIMEOUT_NS / 1e6);
+    return false;
 }

@@ -43,3 +43,22 @@ extern "C" cudaError_t launch_spin(unsigned long long ns, unsigned blocks, unsig
     spin<<<blocks, threads, 0, stream>>>(ns, elapsed_ns);
     return cudaGetLastError();
 }
+
+__global__ void wait_for_flag(const volatile int *flag, unsigned long long timeout_ns,
+                              volatile int *timed_out)
+{
+    unsigned long long start = globaltimer_ns();
+    while (*flag == 0) {
+        if (globaltimer_ns() - start > timeout_ns) {
+            *timed_out = 1;
+            return;
+        }
+    }
+}
+
+extern "C" cudaError_t launch_wait_for_flag(const volatile int *flag, unsigned long long timeout_ns,
+                                            volatile int *timed_out, cudaStream_t stream)
+{
+    wait_for_flag<<<1, 1, 0, stream>>>(flag, timeout_ns, timed_out);
+    return cudaGetLastError();
+}

@@ -37,6 +37,12 @@ cudaError_t launch_vector_add(const float *a, const float *b, float *c, size_t n
 cudaError_t launch_spin(unsigned long long ns, unsigned blocks, unsigned threads,
                         unsigned long long *elapsed_ns, cudaStream_t stream);
 
+/* One thread that spins until *flag is not 0, or until `timeout_ns` of GPU time have passed, when
+ * it sets *timed_out to 1 and ends: the kernel behind a gate (common.h). flag and timed_out are
+ * device pointers to mapped host memory. */
+cudaError_t launch_wait_for_flag(const volatile int *flag, unsigned long long timeout_ns,
+                                 volatile int *timed_out, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,11 +23,13 @@ WITHOUT_SWEEPS = {"06_overlap_pipeline": "--sweeps 0"}
 
 # Rows each small run must write: every measurement the lesson makes, counted by hand.
 CSV_ROWS = {
-    "01_sync_copy": 19,  # 4 phases x 2 clocks + the launch; 5 sweep sizes x 2 directions
+    # 4 phases x 2 clocks, the launch, the kernel alone; 5 sweep sizes x 2 directions
+    "01_sync_copy": 20,
     "02_streams": 18,  # 2 memories x 2 stream counts x 2 + 2 + 3 + 2 + 3
     "03_events": 16,  # timing 6, cpu_overlap 3 x 2, cross_stream 2, event_cost 2
-    # 5 sizes x (4 kinds x 2 + 3 both ways), CPU 4, zero-copy 4, pinning 6, async 4
-    "04_pinned_memory": 73,
+    # 5 sizes x (4 kinds x 2 + 3 both ways + 2 directions x 2 per-copy costs), CPU 4, zero-copy 4,
+    # pinning 8, async 4
+    "04_pinned_memory": 95,
     "05_raii_style_c": 4,  # sync, async, CPU work, final wait
     # 3 regimes x 6, sweep 7 chunk counts x 5 stream counts x 4, intensity 4 x 4, graph 5,
     # managed 5
