@@ -24,7 +24,7 @@ for lesson in "$@"; do
         [ "$tool" = memcheck ] && extra="--leak-check full"
         log=$logs/$lesson.$tool.log
         # shellcheck disable=SC2046,SC2086
-        "$sanitizer" --tool "$tool" $extra --error-exitcode 1 build/bin/"$lesson" $(python3 tests/lessons.py sanitize_args "$lesson") >"$log" 2>&1
+        "$sanitizer" --tool "$tool" $extra --error-exitcode 1 build/bin/"$lesson" $(python3 tests/lessons.py sanitize_args "$lesson" "$tool") >"$log" 2>&1
         rc=$?
         # memcheck, synccheck, initcheck end on "ERROR SUMMARY: N errors"; racecheck on
         # "RACECHECK SUMMARY: H hazards displayed (N errors, W warnings)".
