@@ -267,16 +267,49 @@ def plot_phases(plt, result_set, out):
 
 # ------------------------------------------------------------------------- pipeline (06)
 
+BUSY = (("h2d_busy", "H2D copies"), ("kernels_busy", "kernels"), ("d2h_busy", "D2H copies"),
+        ("all_three_busy", "all three at once"))
+
+
+def busy_shares(result_set):
+    """{run key: {busy variant: share of the run's span}} from lesson 06's timeline rows."""
+    shares = {}
+    for r in result_set.select(lesson="06_overlap_pipeline", experiment="timeline"):
+        shares.setdefault(r["params"]["run"], {})[r["variant"]] = r["params"]["share"]
+    return shares
+
+
+def plot_busy(ax, shares):
+    """Under the Gantt chart: the share of each run's span each kind of work was running."""
+    height = 0.8 / max(len(shares), 1)
+    for i, (run, share) in enumerate(shares.items()):  # the order of the Gantt charts
+        y = [j + i * height for j in range(len(BUSY))]
+        values = [100 * share.get(variant, 0) for variant, _ in BUSY]
+        bars = ax.barh(y, values, height, label=run)
+        ax.bar_label(bars, fmt="%.0f%%", padding=3, fontsize=9)
+    ax.set_yticks([j + height * (len(shares) - 1) / 2 for j in range(len(BUSY))])
+    ax.set_yticklabels([label for _, label in BUSY])
+    ax.invert_yaxis()
+    ax.set_xlim(0, 110)
+    ax.set_xlabel("busy: share of the run's span with at least one such operation running (%)")
+    ax.legend(loc="lower right", fontsize=9)
+
+
 def plot_timeline(plt, result_set, out):
-    """Lesson 06's timeline: a Gantt chart per run, on one time axis, bars coloured by chunk."""
+    """Lesson 06's timeline: a Gantt chart per run, on one time axis, bars coloured by chunk;
+    under it, how busy each run kept each kind of engine."""
     runs = list(dict.fromkeys(op["run"] for op in result_set.trace))
     if not runs:
         return None
     chunks = max(op["chunk"] for op in result_set.trace) + 1
     cmap = plt.get_cmap("viridis")
-    fig, axes = plt.subplots(len(runs), 1, figsize=(13, 1.6 + 1.5 * len(runs)), sharex=True,
-                             squeeze=False)
-    for ax, run in zip(axes[:, 0], runs):
+    shares = busy_shares(result_set)
+    fig = plt.figure(figsize=(13, 1.6 + 1.5 * len(runs) + (2.2 if shares else 0)))
+    grid = fig.add_gridspec(len(runs) + bool(shares), 1, hspace=0.45,
+                            height_ratios=[1.5] * len(runs) + ([1.6] if shares else []))
+    gantt = [fig.add_subplot(grid[0])]
+    gantt += [fig.add_subplot(grid[i], sharex=gantt[0]) for i in range(1, len(runs))]
+    for ax, run in zip(gantt, runs):
         for y, row in enumerate(TRACE_ROWS):
             ops = [op for op in result_set.trace if op["run"] == run and op["row"] == row]
             ax.broken_barh([(op["start_ms"], op["duration_ms"]) for op in ops], (y - 0.4, 0.8),
@@ -289,10 +322,14 @@ def plot_timeline(plt, result_set, out):
         ax.invert_yaxis()
         ax.set_title(f"{run}: {end:.1f} ms", loc="left", fontsize=11)
         ax.grid(True, axis="x", alpha=0.3)
-    axes[-1, 0].set_xlabel("time on the GPU (ms, from each run's first operation)")
+    for ax in gantt[:-1]:
+        ax.tick_params(labelbottom=False)
+    gantt[-1].set_xlabel("time on the GPU (ms, from each run's first operation)")
     colourbar = fig.colorbar(plt.cm.ScalarMappable(cmap=cmap, norm=plt.Normalize(0, chunks - 1)),
-                             ax=axes[:, 0].tolist(), pad=0.01)
+                             ax=gantt, pad=0.01)
     colourbar.set_label("chunk")
+    if shares:
+        plot_busy(fig.add_subplot(grid[len(runs)]), shares)
     # Above the runs' own titles, which sit at the top left of each panel.
     fig.suptitle(result_set.title("06_overlap_pipeline: copies and kernels as CUPTI recorded them"),
                  y=1.04)
@@ -340,8 +377,8 @@ def intensity_points(result_set):
         by_iters.setdefault(r["params"]["iters"], {})[r["variant"]] = r["median_ms"]
     points = []
     for iters, t in sorted(by_iters.items()):
-        if {"depth_first", "serial_pinned", "kernel_alone", "copies_alone"} <= t.keys():
-            bound = max(t["kernel_alone"], t["copies_alone"])
+        if {"depth_first", "serial_pinned", "kernels_only", "copies_only"} <= t.keys():
+            bound = max(t["kernels_only"], t["copies_only"])
             points.append((iters, t["serial_pinned"] / t["depth_first"],
                            t["serial_pinned"] / bound))
     return points
@@ -354,7 +391,8 @@ def plot_intensity(plt, result_set, out):
     iters, speedup, ceiling = zip(*points)
     fig, ax = plt.subplots(figsize=(10, 6))
     ax.plot(iters, ceiling, color="black", linestyle="--", marker="",
-            label="bound: serial time / max(kernel alone, copies alone)")
+            label="bound: serial time / the slower of the pipeline without its kernels "
+                  "and without its copies")
     ax.plot(iters, speedup, color="tab:blue", marker="o", label="pipeline: serial time / pipeline")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("kernel iterations per element (arithmetic intensity)")

@@ -8,6 +8,7 @@ import shutil
 import pytest
 
 import check_csv
+import test_results
 from conftest import HAS_GPU, LESSONS, lines, needs_gpu, program, run
 from lessons import CSV_ROWS, FAULT_INJECTED, sanitize_args, small_args
 
@@ -21,6 +22,13 @@ def test_small_run_verifies_and_writes_the_schema(lesson, tmp_path):
         f"exit {result.returncode}: {result.stderr[-400:]}"
     assert csv.exists(), "no CSV written"
     problems = list(check_csv.problems(csv, lesson, CSV_ROWS[lesson]))
+    if lesson == "06_overlap_pipeline":
+        # The regimes only. The sweeps here cut 1 MiB into chunks of 4 to 64 KiB and time each
+        # shape twice: too few and too small for a ratio to its spread (one such run on the H200
+        # gave 1.059 for 16 chunks in one stream; with 10 repetitions, no shape was above 1).
+        # test_results.py checks every row of full-size runs.
+        regimes = [r for r in test_results.read_rows(csv) if r["experiment"] == "regimes"]
+        problems += list(test_results.bound_problems(regimes))
     assert not problems, "\n".join(problems[:10])
 
 
