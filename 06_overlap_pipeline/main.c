@@ -38,13 +38,12 @@ static const char summary[] =
     "bound, in three regimes; a CUPTI timeline; sweeps; CUDA-graph and managed-memory variants.";
 
 /* Part 3's sweep over shapes. Its fewest chunks and most streams size the ring's buffers. */
-static const size_t sweep_chunk_counts[] = {4, 8, 16, 32, 64, 128, 256};
-static const size_t sweep_stream_counts[] = {1, 2, 3, 4, 8};
+enum { SWEEP_FEWEST_CHUNKS = 4, SWEEP_MOST_STREAMS = 8 };
+static const size_t sweep_chunk_counts[] = {SWEEP_FEWEST_CHUNKS, 8, 16, 32, 64, 128, 256};
+static const size_t sweep_stream_counts[] = {1, 2, 3, 4, SWEEP_MOST_STREAMS};
 enum {
     N_SWEEP_CHUNKS = sizeof sweep_chunk_counts / sizeof sweep_chunk_counts[0],
     N_SWEEP_STREAMS = sizeof sweep_stream_counts / sizeof sweep_stream_counts[0],
-    SWEEP_FEWEST_CHUNKS = 4, /* sweep_chunk_counts[0] */
-    SWEEP_MOST_STREAMS = 8,  /* sweep_stream_counts[N_SWEEP_STREAMS - 1] */
     GRAPH_CHUNKS = 256,      /* part 4's many small chunks */
     MANAGED_CHUNKS = 16,
     SYNC_REPS = 3,           /* the synchronous baseline takes a quarter of a second a run */
