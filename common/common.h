@@ -118,10 +118,11 @@ size_t host_available_bytes(void);
  * kernel spinning on a flag in mapped host memory. Use:
  *     gate_close(&g, s); cudaEventRecord(start, s); ...work...; cudaEventRecord(stop, s);
  *     gate_open(&g); cudaEventSynchronize(stop); if (!gate_held(&g)) ...
- * Behind a closed gate, issue no more than GATE_MAX_QUEUED operations: the queue of work the
- * driver holds for a stream is finite, and a call that finds it full waits for the GPU, which
- * waits for the host. The gate opens by itself after GATE_TIMEOUT_NS, so that such a program
- * fails (gate_held() says so) instead of hanging. */
+ * Behind a closed gate, issue no more than about GATE_MAX_QUEUED operations (lesson 04 queues
+ * that many copies and its events): the queue of work the driver holds for a stream is finite,
+ * and a call that finds it full waits for the GPU, which waits for the host. The gate opens by
+ * itself after GATE_TIMEOUT_NS, so that such a program fails (gate_held() says so) instead of
+ * hanging. */
 enum { GATE_MAX_QUEUED = 256 };
 #define GATE_TIMEOUT_NS 2000000000ull
 struct gate {
