@@ -6,10 +6,13 @@
  * run at the same time. Five measured experiments:
  *
  *   1. lesson 01's c = a + b split over N streams with cudaMemcpyAsync: from pageable memory the
- *      "async" copies block the CPU and nothing overlaps; from pinned memory both work.
+ *      "async" copies block the CPU and nothing overlaps; from pinned memory both work. 1b shows
+ *      which pageable call blocks: the CUDA runtime's "API synchronization behavior" page says
+ *      only that a copy between the device and pageable memory "might be synchronous".
  *   2. small kernels in one stream run one after another; in N streams, side by side.
  *   3. the legacy default stream (stream 0) is a barrier between blocking streams; non-blocking
- *      streams and the per-thread default stream do not wait for it.
+ *      streams do not wait for it. The per-thread default stream is no barrier itself, but it
+ *      is a blocking stream: it waits for stream 0, and stream 0 for it.
  *   4. a stream's priority decides which kernel's blocks the GPU schedules first.
  *   5. cudaStreamSynchronize waits for one stream, cudaDeviceSynchronize for all; destroying a
  *      busy stream does not cancel its work.
@@ -97,8 +100,62 @@ static void run_split(const struct vectors *h, const struct vectors *d, size_t n
     *total_ms = t_done - t0;
 }
 
+/* 1b. One stream's share of experiment 1, a chunk copied in and then out again, each copy queued
+ * behind a kernel in its stream. When the call returns tells whether it waited for that kernel,
+ * and so for the stream. The chunk makes the round trip, and is checked. */
+static void which_calls_wait(const struct vectors *pageable, const struct vectors *pinned,
+                             const struct vectors *device, size_t count, cudaStream_t stream,
+                             int reps, unsigned long long *d_elapsed, struct csv *csv)
+{
+    const unsigned long long kernel_ns = 2000 * 1000ull;
+    const size_t bytes = count * sizeof(float);
+    double *samples = samples_or_exit((size_t)reps);
+    char size_text[32];
+    printf("\n1b. one cudaMemcpyAsync of %s (one stream's chunk) queued behind a %.1f ms kernel "
+           "in its\n    stream: when does the call return? host clock, median of %d\n",
+           format_bytes(bytes, size_text, sizeof size_text), kernel_ns / 1e6, reps);
+    const struct vectors *kinds[] = {pageable, pinned};
+    for (int k = 0; k < 2; k++) {
+        for (int up = 1; up >= 0; up--) {
+            for (int rep = -1; rep < reps; rep++) {
+                CUDA_CHECK(cudaMemset(d_elapsed, 0, sizeof *d_elapsed));
+                CUDA_CHECK(cudaDeviceSynchronize());
+                CUDA_CHECK(launch_spin(kernel_ns, 1, 32, d_elapsed, stream));
+                double t0 = host_ms();
+                if (up)
+                    CUDA_CHECK(cudaMemcpyAsync(device->a, kinds[k]->a, bytes,
+                                               cudaMemcpyHostToDevice, stream));
+                else
+                    CUDA_CHECK(cudaMemcpyAsync(kinds[k]->c, device->a, bytes,
+                                               cudaMemcpyDeviceToHost, stream));
+                double returned = host_ms() - t0;
+                CUDA_CHECK(cudaStreamSynchronize(stream));
+                verify_spins(d_elapsed, 1, kernel_ns, "kernel before the copy");
+                if (rep >= 0)
+                    samples[rep] = returned;
+            }
+            struct stats s = stats_summarize(samples, (size_t)reps);
+            const char *name = k == 0 ? "pageable" : "pinned", *direction = up ? "H2D" : "D2H";
+            printf("  %-9s %s returned after %8.3f ms: %s\n", name, direction, s.median,
+                   s.median > 0.9 * kernel_ns / 1e6 ? "it waited for the kernel, and its copy"
+                                                    : "at once, the copy queued");
+            char params[80];
+            snprintf(params, sizeof params, "clock=host;measure=call_returned;kernel_before_ms=%.1f",
+                     kernel_ns / 1e6);
+            csv_record(csv, &(struct csv_row){.experiment = "async_returns", .variant = name,
+                                              .direction = direction, .bytes = bytes,
+                                              .reps = reps, .ms = s, .params = params});
+        }
+        if (memcmp(kinds[k]->a, kinds[k]->c, bytes) != 0) {
+            fprintf(stderr, "%s: 1b: the chunk came back changed\n", program_name);
+            exit(EXIT_ERROR);
+        }
+    }
+    free(samples);
+}
+
 static void split_over_streams(size_t bytes, int n_streams, int reps, cudaStream_t *streams,
-                               struct csv *csv)
+                               unsigned long long *d_elapsed, struct csv *csv)
 {
     const size_t n = bytes / sizeof(float);
     struct vectors pageable = {malloc_or_exit(bytes), malloc_or_exit(bytes),
@@ -157,6 +214,8 @@ static void split_over_streams(size_t bytes, int n_streams, int reps, cudaStream
            "as one;\n  pinned: the calls return at once, and %d streams are %.2fx as fast as one "
            "(lesson 04 says why)\n", n_streams, total_of[0][0] / total_of[0][1], n_streams,
            total_of[1][0] / total_of[1][1]);
+    which_calls_wait(&pageable, &pinned, &device, n / (size_t)n_streams, streams[0], reps,
+                     d_elapsed, csv);
 
     free(enqueue);
     free(total);
@@ -249,6 +308,9 @@ static void default_stream_barrier(int reps, double *samples, unsigned long long
          0, non_blocking[1]},
         {"blocking_per_thread", "blocking streams, tiny kernel in cudaStreamPerThread",
          blocking[0], cudaStreamPerThread, blocking[1]},
+        /* As the first case, with s1 the per-thread default stream: is it non-blocking? */
+        {"per_thread_legacy", "s1 = cudaStreamPerThread, tiny kernel in stream 0",
+         cudaStreamPerThread, 0, blocking[1]},
     };
     printf("\n3. kernel A (%.1f ms) in s1, a tiny kernel between, kernel B (%.1f ms) in s2, "
            "host clock, median of %d\n", spin_ns / 1e6, spin_ns / 1e6, reps);
@@ -432,7 +494,7 @@ int main(int argc, char **argv)
     unsigned long long *d_elapsed;
     CUDA_CHECK(cudaMalloc((void **)&d_elapsed, MAX_STREAMS * sizeof *d_elapsed));
 
-    split_over_streams(args.size, n_streams, args.reps, streams, &csv);
+    split_over_streams(args.size, n_streams, args.reps, streams, d_elapsed, &csv);
     kernel_concurrency(n_streams, args.reps, streams, samples, d_elapsed, &csv);
     default_stream_barrier(args.reps, samples, d_elapsed, &csv);
     stream_priorities(&gpu, args.reps, samples, &csv);

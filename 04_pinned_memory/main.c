@@ -7,8 +7,10 @@
  * into a pinned staging buffer with the CPU. This program measures what that means:
  *
  *   1. bandwidth by size for four kinds of host memory, both directions, and both directions at
- *      once, each figure against the best one and against the PCIe link's theoretical peak; and
- *      what one small copy costs the GPU and what its call costs the CPU;
+ *      once, each figure against the best one and against the PCIe link's theoretical peak;
+ *      what one small copy costs the GPU and what its call costs the CPU; and lecture 7.2's two
+ *      claims tested: that 256-byte aligned host addresses copy fastest, and that fewer, larger
+ *      copies beat many small ones (also as one cudaMemcpyBatchAsync, CUDA 12.8 and later);
  *   2. the CPU's side: writing and reading pinned and write-combined memory;
  *   3. mapped ("zero-copy") memory, which kernels read and write directly over PCIe;
  *   4. what pinning costs, like with like, and after how many copies it pays for itself;
@@ -435,6 +437,211 @@ static void print_per_copy_cost(const struct sweep *sw, const struct timing *t)
            "  no faster than the CPU issues them, whatever the link\n");
 }
 
+/* 1c. Lecture 7.2 says copies to and from 256-byte aligned host addresses are fastest, "especially
+ * with pinned memory". The same bytes copied from and to host addresses that many bytes past an
+ * aligned one, pinned and pageable, both directions, up to 64 MiB. */
+static const size_t align_offsets[] = {0, 1, 4, 64, 256, 4096};
+enum { N_OFFSETS = sizeof align_offsets / sizeof align_offsets[0], ALIGN_MAX_BYTES = 64 << 20 };
+static const enum memory_kind align_kinds[] = {PINNED, PAGEABLE};
+
+static char *page_aligned(char *p)
+{
+    return p + (4096 - (uintptr_t)p % 4096) % 4096;
+}
+
+static void alignment_kind(int k, const struct sweep *sw, int n_sizes,
+                           double rate[N_DIRECTIONS][N_OFFSETS][MAX_SIZES],
+                           const struct device_buffers *d, const struct timing *t)
+{
+    enum memory_kind kind = align_kinds[k];
+    /* The offsets count from a page boundary: malloc's large blocks start 16 bytes past one. */
+    size_t max_bytes = sw->sizes[n_sizes - 1], room = max_bytes + 2 * 4096;
+    char *src_block = host_alloc(kind, room), *dst_block = host_alloc(kind, room);
+    char *src = page_aligned(src_block), *dst = page_aligned(dst_block);
+    float *pattern = host_alloc(PAGEABLE, max_bytes); /* the data d->reference holds */
+    fill_random(pattern, max_bytes / sizeof(float), 7);
+    bool gated = t->gated && kind != PAGEABLE;
+    /* Size by size, the six offsets back to back: pageable figures drift over a run, and a
+     * drift must not pass for an offset's effect. */
+    for (int s = 0; s < n_sizes; s++) {
+        for (int o = 0; o < N_OFFSETS; o++) {
+            size_t bytes = sw->sizes[s], offset = align_offsets[o];
+            memcpy(src + offset, pattern, bytes);
+            CUDA_CHECK(cudaMemsetAsync(d->data, 0xff, bytes, t->stream));
+            struct stats ms[N_DIRECTIONS];
+            ms[UP] = time_copies(d->data, src + offset, bytes, cudaMemcpyHostToDevice, gated, t,
+                                 NULL);
+            expect_reference(d->data, d, bytes, "H2D copy from an offset address");
+            memset(dst + offset, 0xff, bytes);
+            ms[DOWN] = time_copies(dst + offset, d->data, bytes, cudaMemcpyDeviceToHost, gated, t,
+                                   NULL);
+            expect_reference_on_host(dst + offset, d, bytes, "D2H copy to an offset address");
+            char params[96];
+            snprintf(params, sizeof params, "offset=%zu;clock=gpu_event;copies=%d;gated=%d",
+                     offset, copies_per_sample(bytes), gated);
+            for (int dir = 0; dir < N_DIRECTIONS; dir++) {
+                rate[dir][o][s] = gbps(bytes, ms[dir].median);
+                csv_record(t->csv, &(struct csv_row){.experiment = "alignment",
+                                                     .variant = kind_names[kind],
+                                                     .direction = direction_names[dir],
+                                                     .bytes = bytes, .reps = t->reps,
+                                                     .ms = ms[dir], .gbps = rate[dir][o][s],
+                                                     .params = params});
+            }
+        }
+    }
+    host_free(PAGEABLE, pattern);
+    host_free(kind, src_block);
+    host_free(kind, dst_block);
+}
+
+static void alignment(const struct sweep *sw, const struct device_buffers *d,
+                      const struct timing *t)
+{
+    int n_sizes = 0;
+    while (n_sizes < sw->n_sizes && sw->sizes[n_sizes] <= ALIGN_MAX_BYTES)
+        n_sizes++;
+    printf("\n1c. lecture 7.2: \"transfers to 256-byte aligned addresses are usually fastest, "
+           "especially\n    pinned\". GB/s with the host address this many bytes past an aligned "
+           "one, events,\n    median of %d\n", t->reps);
+    for (int k = 0; k < 2; k++) {
+        double rate[N_DIRECTIONS][N_OFFSETS][MAX_SIZES];
+        alignment_kind(k, sw, n_sizes, rate, d, t);
+        for (int dir = 0; dir < N_DIRECTIONS; dir++) {
+            printf("  %-8s %s  offset", kind_names[align_kinds[k]], direction_names[dir]);
+            for (int s = 0; s < n_sizes; s++) {
+                char size_text[32];
+                printf(" %8s", format_bytes(sw->sizes[s], size_text, sizeof size_text));
+            }
+            printf("   mean of offset/offset 0\n");
+            for (int o = 0; o < N_OFFSETS; o++) {
+                double ratio = 0;
+                printf("  %20zu", align_offsets[o]);
+                for (int s = 0; s < n_sizes; s++) {
+                    printf(" %8.2f", rate[dir][o][s]);
+                    ratio += rate[dir][o][s] / rate[dir][0][s] / n_sizes;
+                }
+                printf("   %.3f\n", ratio);
+            }
+        }
+    }
+    printf("  every copy verified on the GPU; the lecture predicts the rows for offsets 1, 4 and "
+           "64\n  below those for 0, 256 and 4096, the pinned ones most\n");
+}
+
+/* 1d. Lecture 7.2: "the more data each transfer moves, the more efficient it is". The same bytes
+ * of pinned memory in pieces, issued one call per piece, as one copy, and as one batched call. */
+enum { ONE_CALL_EACH, ONE_COPY, BATCH_CALL, N_BATCH_WAYS };
+static const char *const batch_ways[N_BATCH_WAYS] = {"one_call_each", "one_copy", "batch_call"};
+
+#if CUDART_VERSION >= 12080
+#define HAVE_BATCH_COPY 1
+/* Every piece in one call; the toolkit's signature changed in 13.0 (failIdx went away). */
+static cudaError_t copy_batched(void **dsts, void **srcs, size_t *sizes, size_t count,
+                                cudaStream_t stream)
+{
+    struct cudaMemcpyAttributes in_order = {.srcAccessOrder = cudaMemcpySrcAccessOrderStream};
+    size_t first = 0;
+#if CUDART_VERSION >= 13000
+    return cudaMemcpyBatchAsync(dsts, (const void *const *)srcs, sizes, count, &in_order, &first,
+                                1, stream);
+#else
+    size_t failed;
+    return cudaMemcpyBatchAsync(dsts, srcs, sizes, count, &in_order, &first, 1, &failed, stream);
+#endif
+}
+#else
+#define HAVE_BATCH_COPY 0
+#endif
+
+/* Host clock from the first call until cudaStreamSynchronize returns: the CPU's issuing is part
+ * of what batching saves, so it is part of the figure. */
+static struct stats time_pieces(int way, void *dst, void *src, size_t piece, size_t count,
+                                enum cudaMemcpyKind kind, const struct timing *t)
+{
+    void **dsts = malloc_or_exit(count * sizeof *dsts), **srcs = malloc_or_exit(count * sizeof *srcs);
+    size_t *sizes = malloc_or_exit(count * sizeof *sizes);
+    for (size_t i = 0; i < count; i++) {
+        dsts[i] = (char *)dst + i * piece;
+        srcs[i] = (char *)src + i * piece;
+        sizes[i] = piece;
+    }
+    for (int rep = -1; rep < t->reps; rep++) {
+        if (kind == cudaMemcpyHostToDevice)
+            CUDA_CHECK(cudaMemsetAsync(dst, 0xff, count * piece, t->stream));
+        else
+            memset(dst, 0xff, count * piece);
+        CUDA_CHECK(cudaStreamSynchronize(t->stream));
+        double t0 = host_ms();
+        if (way == ONE_COPY)
+            CUDA_CHECK(cudaMemcpyAsync(dst, src, count * piece, kind, t->stream));
+        for (size_t i = 0; way == ONE_CALL_EACH && i < count; i++)
+            CUDA_CHECK(cudaMemcpyAsync(dsts[i], srcs[i], piece, kind, t->stream));
+#if HAVE_BATCH_COPY
+        if (way == BATCH_CALL)
+            CUDA_CHECK(copy_batched(dsts, srcs, sizes, count, t->stream));
+#endif
+        CUDA_CHECK(cudaStreamSynchronize(t->stream));
+        if (rep >= 0)
+            t->samples[rep] = host_ms() - t0;
+    }
+    free(dsts);
+    free(srcs);
+    free(sizes);
+    return stats_summarize(t->samples, (size_t)t->reps);
+}
+
+static void batching(size_t total, const struct device_buffers *d, const struct timing *t)
+{
+    const size_t pieces[] = {4096, 64 << 10};
+    void *src = host_alloc(PINNED, total), *dst = host_alloc(PINNED, total);
+    fill_random(src, total / sizeof(float), 7);
+    char size_text[32];
+    printf("\n1d. lecture 7.2, batching: %s of pinned memory in pieces; host clock from the first "
+           "call\n    until cudaStreamSynchronize returns, median of %d\n",
+           format_bytes(total, size_text, sizeof size_text), t->reps);
+    printf("  %9s %7s %4s %17s %17s %17s\n", "piece", "pieces", "dir", "one call each",
+           "one copy", "one batched call");
+    for (size_t p = 0; p < sizeof pieces / sizeof pieces[0] && pieces[p] <= total; p++) {
+        size_t count = total / pieces[p];
+        for (int dir = 0; dir < N_DIRECTIONS; dir++) {
+            printf("  %9s %7zu %4s", format_bytes(pieces[p], size_text, sizeof size_text), count,
+                   direction_names[dir]);
+            for (int way = 0; way < N_BATCH_WAYS; way++) {
+                if (way == BATCH_CALL && !HAVE_BATCH_COPY) {
+                    printf(" %17s", "-");
+                    continue;
+                }
+                bool up = dir == UP;
+                struct stats ms = time_pieces(way, up ? d->data : dst, up ? src : d->reference,
+                                              pieces[p], count, up ? cudaMemcpyHostToDevice
+                                                                   : cudaMemcpyDeviceToHost, t);
+                if (up)
+                    expect_reference(d->data, d, count * pieces[p], batch_ways[way]);
+                else
+                    expect_reference_on_host(dst, d, count * pieces[p], batch_ways[way]);
+                double rate = gbps(count * pieces[p], ms.median);
+                printf(" %7.3f ms %5.1f GB/s", ms.median, rate);
+                char params[96];
+                snprintf(params, sizeof params, "piece_bytes=%zu;pieces=%zu;clock=host;"
+                         "measure=issue_to_done", pieces[p], count);
+                csv_record(t->csv, &(struct csv_row){.experiment = "batching",
+                                                     .variant = batch_ways[way],
+                                                     .direction = direction_names[dir],
+                                                     .bytes = count * pieces[p], .reps = t->reps,
+                                                     .ms = ms, .gbps = rate, .params = params});
+            }
+            printf("\n");
+        }
+    }
+    if (!HAVE_BATCH_COPY)
+        printf("  one batched call: cudaMemcpyBatchAsync needs CUDA 12.8 or later; this program "
+               "was built with %d.%d\n", CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+    printf("  every way verified on the GPU\n");
+    host_free(PINNED, src);
+    host_free(PINNED, dst);
+}
+
 /* Part 1 whole: every kind, both directions, and both at once, size by size, then the tables. */
 static void bandwidth_by_size(size_t sweep_max, const struct pcie_link *link,
                               const struct timing *t, struct sweep *sw)
@@ -459,6 +666,8 @@ static void bandwidth_by_size(size_t sweep_max, const struct pcie_link *link,
     print_sweep(sw, t->reps);
     print_against_limits(sw, link);
     print_per_copy_cost(sw, t);
+    alignment(sw, &d, t);
+    batching(sweep_max < bytes_per_sample ? sweep_max : bytes_per_sample, &d, t);
     CUDA_CHECK(cudaFree(d.data));
     CUDA_CHECK(cudaFree(d.reference));
     CUDA_CHECK(cudaFree(d.check));

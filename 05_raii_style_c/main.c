@@ -10,6 +10,8 @@
  *   demo_scoped.c        the synchronous half, with __attribute__((cleanup)) scoped handles
  *   demo_goto.c          the asynchronous half, with the portable goto ladder
  *   common/fault.c       --fail-at N: make the Nth acquisition fail, and count live resources
+ *   sticky_error.c       --sticky-error 1: lecture 7.3, what a fault in a kernel does to every
+ *                        CUDA call after it (the program then ends with 1, as it must)
  *
  * Nothing here ends the program early: every function returns its error and releases what it
  * holds, and main() prints how many resources are still alive at the end. It must be 0 on every
@@ -18,6 +20,7 @@
 #include "common.h"
 #include "demo.h"
 #include "fault.h"
+#include "sticky_error.h"
 
 static const char summary[] =
     "The lecture's section-6 demo in C with RAII-style resource handling: c = a + b\n"
@@ -88,8 +91,13 @@ int main(int argc, char **argv)
 {
     struct common_args args = {.size = 256u << 20, .size_help = "bytes per vector",
                                .size_multiple = sizeof(float), .reps = 5};
-    int fail_at = 0;
-    const struct opt extra[] = {FAIL_AT_OPTION(&fail_at)};
+    int fail_at = 0, sticky = 0;
+    const struct opt extra[] = {
+        FAIL_AT_OPTION(&fail_at),
+        {"--sticky-error", OPT_INT, &sticky, 0, 1, "0|1",
+         "after the demo, make a kernel fault and show the return codes that follow (lecture "
+         "7.3); exits 1", 0},
+    };
     int rc = cli_parse(argc, argv, summary, &args, extra, sizeof extra / sizeof extra[0]);
     if (rc != CLI_CONTINUE)
         return rc;
@@ -103,6 +111,8 @@ int main(int argc, char **argv)
         return rc;
 
     rc = run(&args, &csv);
+    if (rc == EXIT_VERIFIED && sticky)
+        rc = sticky_error_demo();
     if (csv_close(&csv) && rc == EXIT_VERIFIED)
         rc = EXIT_ERROR;
     rc = resources_report(rc);

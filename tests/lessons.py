@@ -28,16 +28,20 @@ FOR_TOOL = {("04_pinned_memory", "initcheck"): "--gated-timing 0"}
 CSV_ROWS = {
     # 4 phases x 2 clocks, the launch, the kernel alone; 5 sweep sizes x 2 directions
     "01_sync_copy": 20,
-    "02_streams": 18,  # 2 memories x 2 stream counts x 2 + 2 + 3 + 2 + 3
+    # 2 memories x 2 stream counts x 2, which calls wait 4; 2 + 4 + 2 + 3
+    "02_streams": 23,
     "03_events": 16,  # timing 6, cpu_overlap 3 x 2, cross_stream 2, event_cost 2
-    # 5 sizes x (4 kinds x 2 + 3 both ways + 2 directions x 2 per-copy costs), CPU 4, zero-copy 4,
+    # 5 sizes x (4 kinds x 2 + 3 both ways + 2 directions x 2 per-copy costs), alignment 5 sizes x
+    # 6 offsets x 2 kinds x 2 directions, batching 2 pieces x 2 directions x 3 ways (2 ways where
+    # the toolkit has no cudaMemcpyBatchAsync: BATCH_CALL_ROWS fewer), CPU 4, zero-copy 4,
     # pinning 8, async 4
-    "04_pinned_memory": 95,
+    "04_pinned_memory": 227,
     "05_raii_style_c": 4,  # sync, async, CPU work, final wait
     # 3 regimes x 6, sweep 7 chunk counts x 5 stream counts x 4, intensity 4 x 4, graph 5,
-    # managed 5
-    "06_overlap_pipeline": 184,
+    # managed 4
+    "06_overlap_pipeline": 183,
 }
+BATCH_CALL_ROWS = 4
 
 # The lessons whose every resource acquisition can be made to fail (--fail-at N).
 FAULT_INJECTED = ("05_raii_style_c", "06_overlap_pipeline")
