@@ -137,11 +137,11 @@ static void which_calls_wait(const struct vectors *pageable, const struct vector
             struct stats s = stats_summarize(samples, (size_t)reps);
             const char *name = k == 0 ? "pageable" : "pinned", *direction = up ? "H2D" : "D2H";
             printf("  %-9s %s returned after %8.3f ms: %s\n", name, direction, s.median,
-                   s.median > 0.9 * kernel_ns / 1e6 ? "it waited for the kernel, and its copy"
-                                                    : "at once, the copy queued");
+                   s.median > 0.9 * kernel_ns / 1e6 ? "it waited for the kernel before it"
+                                                    : "at once: the copy queued behind the kernel");
             char params[80];
-            snprintf(params, sizeof params, "clock=host;measure=call_returned;kernel_before_ms=%.1f",
-                     kernel_ns / 1e6);
+            snprintf(params, sizeof params,
+                     "clock=host;measure=call_returned;kernel_before_ms=%.1f", kernel_ns / 1e6);
             csv_record(csv, &(struct csv_row){.experiment = "async_returns", .variant = name,
                                               .direction = direction, .bytes = bytes,
                                               .reps = reps, .ms = s, .params = params});

@@ -559,7 +559,8 @@ static cudaError_t copy_batched(void **dsts, void **srcs, size_t *sizes, size_t 
 static struct stats time_pieces(int way, void *dst, void *src, size_t piece, size_t count,
                                 enum cudaMemcpyKind kind, const struct timing *t)
 {
-    void **dsts = malloc_or_exit(count * sizeof *dsts), **srcs = malloc_or_exit(count * sizeof *srcs);
+    void **dsts = malloc_or_exit(count * sizeof *dsts);
+    void **srcs = malloc_or_exit(count * sizeof *srcs);
     size_t *sizes = malloc_or_exit(count * sizeof *sizes);
     for (size_t i = 0; i < count; i++) {
         dsts[i] = (char *)dst + i * piece;
