@@ -210,6 +210,50 @@ def plot_bandwidth(plt, result_set, out):
     return save(plt, fig, out / result_set.slug / "bandwidth")
 
 
+# ------------------------------------------------------------------------- alignment (04)
+
+def alignment_ratios(result_set):
+    """{(memory kind, direction): {offset: [(bytes, GB/s at offset / GB/s at offset 0), ...]}}."""
+    rates = {}
+    for r in result_set.select(experiment="alignment"):
+        key = (r["variant"], r["direction"])
+        rates.setdefault(key, {})[(int(r["params"]["offset"]), r["bytes"])] = r["gbps"]
+    ratios = {}
+    for key, by in rates.items():
+        for (offset, size), rate in by.items():
+            if (0, size) in by:
+                ratios.setdefault(key, {}).setdefault(offset, []).append((size, rate / by[0, size]))
+    return {k: {o: sorted(points) for o, points in v.items()} for k, v in ratios.items()}
+
+
+def plot_alignment(plt, result_set, out):
+    """Lecture 7.2's claim: copies from and to 256-byte aligned host addresses are fastest."""
+    ratios = alignment_ratios(result_set)
+    if not ratios:
+        return None
+    panels = [(k, d) for k in ("pinned", "pageable") for d in ("H2D", "D2H") if (k, d) in ratios]
+    fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 4.8), sharey=True,
+                             squeeze=False)
+    for ax, key in zip(axes[0], panels):
+        sizes = []
+        for offset, points in sorted(ratios[key].items()):
+            x, y = zip(*points)
+            sizes += x
+            aligned = offset % 256 == 0
+            ax.plot(x, y, linestyle="-" if aligned else "--", marker="o" if aligned else "x",
+                    label=f"+{offset} B" + (" (256-aligned)" if aligned else ""))
+        ax.axhline(1, color="grey", linewidth=1)
+        size_axis(ax, sizes)
+        ax.set_title(f"{key[0]} {key[1]}")
+        ax.grid(True, alpha=0.3)
+    axes[0][0].set_ylabel("GB/s at the offset / GB/s at offset 0")
+    axes[0][-1].legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=9,
+                       title="host address")
+    fig.suptitle(result_set.title("Lecture 7.2 predicts dashed lines (unaligned) below 1, "
+                                  "pinned most; median of each"))
+    return save(plt, fig, out / result_set.slug / "alignment")
+
+
 # --------------------------------------------------------------------- phases (01 and 05)
 
 def phase_bars(result_set):
@@ -487,8 +531,8 @@ def main():
                  "machine, or plot the shipped ones with PLOTS_RESULTS=results/reference")
     written = []
     for result_set in result_sets:
-        for figure in (plot_bandwidth, plot_phases, plot_timeline, plot_efficiency_heatmap,
-                       plot_intensity):
+        for figure in (plot_bandwidth, plot_alignment, plot_phases, plot_timeline,
+                       plot_efficiency_heatmap, plot_intensity):
             written.append(figure(plt, result_set, args.out))
     written.append(plot_bandwidth_comparison(plt, result_sets, args.out))
     written.append(plot_pipeline_comparison(plt, result_sets, args.out))

@@ -5,10 +5,11 @@ import re
 
 import pytest
 
-from conftest import needs_gpu, program, run
+from conftest import ROOT, needs_gpu, program, run
 from lessons import small_args
 from test_results import read_rows
 
+REFERENCE = sorted(ROOT.glob("results/reference/*/"))
 OFFSETS = {0, 1, 4, 64, 256, 4096}
 
 
@@ -102,3 +103,12 @@ def test_06_managed_memory_four_ways(tmp_path):
     if "concurrent managed access no" in result.stdout:
         pytest.skip("this GPU cannot prefetch or advise managed memory")
     assert managed_ways(rows) == MANAGED_WAYS
+
+
+@pytest.mark.parametrize("gpu", REFERENCE, ids=[p.name for p in REFERENCE])
+def test_reference_shows_every_claim(gpu):
+    assert not d2h_returned_early(read_rows(gpu / "01_sync_copy.csv"))
+    assert not alignment_gaps(read_rows(gpu / "04_pinned_memory.csv"))
+    assert managed_ways(read_rows(gpu / "06_overlap_pipeline.csv")) == MANAGED_WAYS
+    assert {r["variant"] for r in read_rows(gpu / "02_streams.csv")
+            if r["experiment"] == "default_stream"} >= {"per_thread_legacy", "nonblocking_legacy"}
