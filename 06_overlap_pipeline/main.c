@@ -11,14 +11,16 @@
  *   2. a timeline of a serial and a pipelined run, recorded by CUPTI, for Perfetto and the plots,
  *      and how busy it kept each engine.
  *   3. sweeps: chunks x streams, and the kernel's arithmetic intensity.
- *   4. variants: the pipeline captured in a CUDA graph and replayed (many small chunks), and
- *      managed memory with prefetching (lecture 7.6).
+ *   4. variants: the pipeline captured in a CUDA graph and replayed (many small chunks); and
+ *      managed memory left to fault, advised, or prefetched, against explicit copies (7.6).
  *
- * Every time is the GPU's: events around the work (a fork-join of the streams, lesson 03), and,
- * for the synchronous way, events in the legacy default stream that its blocking calls use. Runs
- * compared with each other are timed in turns, so that all of them see the same link, and each
- * ratio is taken rep by rep and printed with its range. The last repetition of every pipelined,
- * serial, synchronous, graph and managed run is checked element by element.
+ * Every time but 4b's is the GPU's: events around the work (a fork-join of the streams, lesson
+ * 03), and, for the synchronous way, events in the legacy default stream that its blocking calls
+ * use. Managed memory's results reach the host when the CPU reads them, so 4b times every way on
+ * the host clock until it has. Runs compared with each other are timed in turns, so that all of
+ * them see the same link, and each ratio is taken rep by rep and printed with its range. The last
+ * repetition of every pipelined, serial, synchronous, graph and managed run is checked element by
+ * element.
  *
  * From lesson 05 on, code that owns resources returns its error and releases everything on one
  * path: every function here returns 0, or -1 after saying why, and main() releases the rig.
