@@ -231,28 +231,40 @@ static void vector_add_sync(size_t bytes, int reps, const struct gpu_info *gpu, 
  * Part 2: how fast is a blocking copy from pageable memory, by size?
  * ------------------------------------------------------------------------------------------ */
 
-/* Times `reps` blocking copies with the host clock: for a blocking call, the time the program is
- * held up is the cost that matters. One untimed copy first. Right after each call returns,
- * cudaStreamQuery asks whether the GPU still has work in the stream, that is whether the call
- * returned before its DMA was done; *pending counts the calls that did. The stream is then left
- * to drain, untimed, so that every copy starts on an idle GPU. */
+/* Times `reps` blocking copies with the host clock, each from an idle GPU until the copy is done:
+ * for a blocking call the time the program is held up is the cost that matters, and an H2D call
+ * may return before its DMA is done (count_early below), so the stream's end is waited for too.
+ * One untimed copy first. */
 static struct stats time_copies(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
-                                int reps, double *samples, int *pending)
+                                int reps, double *samples)
 {
     CUDA_CHECK(cudaMemcpy(dst, src, bytes, kind));
-    *pending = 0;
     for (int rep = 0; rep < reps; rep++) {
         CUDA_CHECK(cudaDeviceSynchronize());
         double t0 = host_ms();
         CUDA_CHECK(cudaMemcpy(dst, src, bytes, kind));
+        CUDA_CHECK(cudaStreamSynchronize(0));
         samples[rep] = host_ms() - t0;
+    }
+    return stats_summarize(samples, (size_t)reps);
+}
+
+/* How many of `reps` blocking copies return before the GPU is done with them: right after the
+ * call, cudaStreamQuery asks whether the stream still has work. */
+static int count_early(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
+                       int reps)
+{
+    int early = 0;
+    for (int rep = 0; rep < reps; rep++) {
+        CUDA_CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaMemcpy(dst, src, bytes, kind));
         cudaError_t busy = cudaStreamQuery(0);
         if (busy != cudaErrorNotReady)
             CUDA_CHECK(busy);
-        *pending += busy == cudaErrorNotReady;
+        early += busy == cudaErrorNotReady;
     }
     CUDA_CHECK(cudaDeviceSynchronize());
-    return stats_summarize(samples, (size_t)reps);
+    return early;
 }
 
 static void pageable_sweep(size_t max_bytes, int reps, struct csv *csv)
@@ -263,21 +275,20 @@ static void pageable_sweep(size_t max_bytes, int reps, struct csv *csv)
     void *d_buf;
     CUDA_CHECK(cudaMalloc(&d_buf, max_bytes));
 
-    printf("\nPart 2: pageable cudaMemcpy bandwidth, host clock, median of %d "
-           "(GB/s = 1e9 bytes/s);\n  \"early\": calls that returned while the GPU was still "
-           "copying (cudaStreamQuery)\n", reps);
+    printf("\nPart 2: pageable cudaMemcpy bandwidth, host clock from the call until the copy is "
+           "done,\n  median of %d (GB/s = 1e9 bytes/s); \"early\": of %d more calls, those that "
+           "returned while\n  the GPU was still copying (cudaStreamQuery)\n", reps, reps);
     printf("  %10s %11s %9s %6s %11s %9s %6s\n", "size", "H2D ms", "H2D GB/s", "early", "D2H ms",
            "D2H GB/s", "early");
     double best_h2d = 0, best_d2h = 0;
     int early_h2d = 0, early_d2h = 0;
     for (size_t bytes = SWEEP_MIN_BYTES; bytes <= max_bytes;
          bytes = sweep_next_size(bytes, max_bytes)) {
-        int h2d_early, d2h_early;
-        struct stats h2d = time_copies(d_buf, h_src, bytes, cudaMemcpyHostToDevice, reps, samples,
-                                       &h2d_early);
+        struct stats h2d = time_copies(d_buf, h_src, bytes, cudaMemcpyHostToDevice, reps, samples);
+        int h2d_early = count_early(d_buf, h_src, bytes, cudaMemcpyHostToDevice, reps);
         memset(h_dst, 0xff, bytes);
-        struct stats d2h = time_copies(h_dst, d_buf, bytes, cudaMemcpyDeviceToHost, reps, samples,
-                                       &d2h_early);
+        struct stats d2h = time_copies(h_dst, d_buf, bytes, cudaMemcpyDeviceToHost, reps, samples);
+        int d2h_early = count_early(h_dst, d_buf, bytes, cudaMemcpyDeviceToHost, reps);
         if (memcmp(h_src, h_dst, bytes) != 0) {
             fprintf(stderr, "%s: the %zu bytes copied to the GPU and back differ\n", program_name,
                     bytes);

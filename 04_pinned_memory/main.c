@@ -174,27 +174,35 @@ static double open_gate_and_time(const struct timing *t)
     return ms;
 }
 
-/* Milliseconds per copy on the GPU: median, min and max of the samples. When `gated`, the
- * copies are issued behind a closed gate, so that the events time the copy engine's work,
- * however slowly the CPU issues the calls. Copies from or to pageable memory cannot be: their
- * cudaMemcpyAsync waits for the copy itself (lesson 02), so the host would wait for a GPU that
- * waits for the host. *cpu_ms_per_call, when not NULL, gets how long each call held the CPU. */
+/* One sample: copies_per_sample() copies, timed with events; milliseconds per copy on the GPU,
+ * and in *cpu_ms how long each call held the CPU. When `gated`, the copies are issued behind a
+ * closed gate, so that the events time the copy engine's work, however slowly the CPU issues the
+ * calls. Copies from or to pageable memory cannot be: their cudaMemcpyAsync waits for the copy
+ * itself (lesson 02), so the host would wait for a GPU that waits for the host. */
+static double sample_copies(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
+                            bool gated, const struct timing *t, double *cpu_ms)
+{
+    int copies = copies_per_sample(bytes);
+    if (gated)
+        CUDA_CHECK(gate_close(&t->gate, t->stream));
+    CUDA_CHECK(cudaEventRecord(t->start, t->stream));
+    double t0 = host_ms();
+    for (int c = 0; c < copies; c++)
+        CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, t->stream));
+    *cpu_ms = (host_ms() - t0) / copies;
+    return (gated ? open_gate_and_time(t) : stop_clock(t)) / copies;
+}
+
+/* Milliseconds per copy on the GPU: median, min and max of t->reps samples after a warm-up.
+ * *cpu_ms_per_call, when not NULL, gets how long each call held the CPU. */
 static struct stats time_copies(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
                                 bool gated, const struct timing *t, struct stats *cpu_ms_per_call)
 {
-    int copies = copies_per_sample(bytes);
     for (int rep = -1; rep < t->reps; rep++) { /* rep -1 warms up */
-        if (gated)
-            CUDA_CHECK(gate_close(&t->gate, t->stream));
-        CUDA_CHECK(cudaEventRecord(t->start, t->stream));
-        double t0 = host_ms();
-        for (int c = 0; c < copies; c++)
-            CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, t->stream));
-        double issued_ms = host_ms() - t0;
-        double ms = gated ? open_gate_and_time(t) : stop_clock(t);
+        double cpu_ms, ms = sample_copies(dst, src, bytes, kind, gated, t, &cpu_ms);
         if (rep >= 0) {
-            t->samples[rep] = ms / copies;
-            t->cpu_samples[rep] = issued_ms / copies;
+            t->samples[rep] = ms;
+            t->cpu_samples[rep] = cpu_ms;
         }
     }
     if (cpu_ms_per_call)
@@ -449,44 +457,57 @@ static char *page_aligned(char *p)
     return p + (4096 - (uintptr_t)p % 4096) % 4096;
 }
 
-static void alignment_kind(int k, const struct sweep *sw, int n_sizes,
-                           double rate[N_DIRECTIONS][N_OFFSETS][MAX_SIZES],
-                           const struct device_buffers *d, const struct timing *t)
+/* Every sample of part 1c: milliseconds per copy, by direction, offset, size and repetition. */
+struct alignment_samples {
+    double *ms;
+    int n_sizes, reps;
+};
+
+static double *samples_at(const struct alignment_samples *a, int dir, int o, int s)
 {
-    enum memory_kind kind = align_kinds[k];
+    return a->ms + (((size_t)dir * N_OFFSETS + (size_t)o) * (size_t)a->n_sizes + (size_t)s) *
+                       (size_t)a->reps;
+}
+
+/* The six offsets in turns, repetition by repetition, each repetition starting one offset later:
+ * pageable figures drift over a run, and neither a drift nor the order may pass for an offset's
+ * effect. The offsets share one buffer, so the data is put in place before each sample; the last
+ * repetition's copies are verified. */
+static void alignment_measure(enum memory_kind kind, const size_t *sizes,
+                              const struct alignment_samples *a, const struct device_buffers *d,
+                              const struct timing *t)
+{
     /* The offsets count from a page boundary: malloc's large blocks start 16 bytes past one. */
-    size_t max_bytes = sw->sizes[n_sizes - 1], room = max_bytes + 2 * 4096;
+    size_t max_bytes = sizes[a->n_sizes - 1], room = max_bytes + 2 * 4096;
     char *src_block = host_alloc(kind, room), *dst_block = host_alloc(kind, room);
     char *src = page_aligned(src_block), *dst = page_aligned(dst_block);
     float *pattern = host_alloc(PAGEABLE, max_bytes); /* the data d->reference holds */
     fill_random(pattern, max_bytes / sizeof(float), 7);
     bool gated = t->gated && kind != PAGEABLE;
-    /* Size by size, the six offsets back to back: pageable figures drift over a run, and a
-     * drift must not pass for an offset's effect. */
-    for (int s = 0; s < n_sizes; s++) {
-        for (int o = 0; o < N_OFFSETS; o++) {
-            size_t bytes = sw->sizes[s], offset = align_offsets[o];
-            memcpy(src + offset, pattern, bytes);
-            CUDA_CHECK(cudaMemsetAsync(d->data, 0xff, bytes, t->stream));
-            struct stats ms[N_DIRECTIONS];
-            ms[UP] = time_copies(d->data, src + offset, bytes, cudaMemcpyHostToDevice, gated, t,
-                                 NULL);
-            expect_reference(d->data, d, bytes, "H2D copy from an offset address");
-            memset(dst + offset, 0xff, bytes);
-            ms[DOWN] = time_copies(dst + offset, d->data, bytes, cudaMemcpyDeviceToHost, gated, t,
-                                   NULL);
-            expect_reference_on_host(dst + offset, d, bytes, "D2H copy to an offset address");
-            char params[96];
-            snprintf(params, sizeof params, "offset=%zu;clock=gpu_event;copies=%d;gated=%d",
-                     offset, copies_per_sample(bytes), gated);
-            for (int dir = 0; dir < N_DIRECTIONS; dir++) {
-                rate[dir][o][s] = gbps(bytes, ms[dir].median);
-                csv_record(t->csv, &(struct csv_row){.experiment = "alignment",
-                                                     .variant = kind_names[kind],
-                                                     .direction = direction_names[dir],
-                                                     .bytes = bytes, .reps = t->reps,
-                                                     .ms = ms[dir], .gbps = rate[dir][o][s],
-                                                     .params = params});
+    for (int s = 0; s < a->n_sizes; s++) {
+        for (int rep = -1; rep < a->reps; rep++) { /* rep -1 warms up */
+            bool last = rep == a->reps - 1;
+            for (int k = 0; k < N_OFFSETS; k++) {
+                int o = (k + rep + 1) % N_OFFSETS;
+                char *from = src + align_offsets[o], *to = dst + align_offsets[o];
+                memcpy(from, pattern, sizes[s]);
+                if (last) {
+                    CUDA_CHECK(cudaMemsetAsync(d->data, 0xff, sizes[s], t->stream));
+                    memset(to, 0xff, sizes[s]);
+                }
+                double cpu_ms;
+                double up = sample_copies(d->data, from, sizes[s], cudaMemcpyHostToDevice, gated,
+                                          t, &cpu_ms);
+                double down = sample_copies(to, d->data, sizes[s], cudaMemcpyDeviceToHost, gated,
+                                            t, &cpu_ms);
+                if (last) {
+                    expect_reference(d->data, d, sizes[s], "H2D copy from an offset address");
+                    expect_reference_on_host(to, d, sizes[s], "D2H copy to an offset address");
+                }
+                if (rep >= 0) {
+                    samples_at(a, UP, o, s)[rep] = up;
+                    samples_at(a, DOWN, o, s)[rep] = down;
+                }
             }
         }
     }
@@ -495,38 +516,72 @@ static void alignment_kind(int k, const struct sweep *sw, int n_sizes,
     host_free(kind, dst_block);
 }
 
+/* One row of the table: GB/s at each size; the CSV gets each size's copy time and its paired
+ * ratio to offset 0 (offset 0's time / this offset's, rep by rep: above 1 is faster). The row
+ * ends with the mean over sizes of those ratios, repetition by repetition, as median (range). */
+static void alignment_row(enum memory_kind kind, int dir, int o, const size_t *sizes,
+                          const struct alignment_samples *a, const struct timing *t)
+{
+    double *ratio = samples_or_exit((size_t)a->reps), *mean = samples_or_exit((size_t)a->reps);
+    bool gated = t->gated && kind != PAGEABLE;
+    for (int rep = 0; rep < a->reps; rep++)
+        mean[rep] = 0;
+    printf("  %20zu", align_offsets[o]);
+    for (int s = 0; s < a->n_sizes; s++) {
+        const double *ms = samples_at(a, dir, o, s), *ms0 = samples_at(a, dir, 0, s);
+        for (int rep = 0; rep < a->reps; rep++) {
+            ratio[rep] = ms0[rep] / ms[rep];
+            mean[rep] += ratio[rep] / a->n_sizes;
+            t->samples[rep] = ms[rep];
+        }
+        struct stats copy = stats_summarize(t->samples, (size_t)a->reps);
+        struct stats vs0 = stats_summarize(ratio, (size_t)a->reps);
+        double rate = gbps(sizes[s], copy.median);
+        printf(" %8.2f", rate);
+        char params[160];
+        snprintf(params, sizeof params, "offset=%zu;ratio=%.4f;ratio_min=%.4f;ratio_max=%.4f;"
+                 "clock=gpu_event;copies=%d;gated=%d", align_offsets[o], vs0.median, vs0.min,
+                 vs0.max, copies_per_sample(sizes[s]), gated);
+        csv_record(t->csv, &(struct csv_row){.experiment = "alignment", .variant = kind_names[kind],
+                                             .direction = direction_names[dir], .bytes = sizes[s],
+                                             .reps = a->reps, .ms = copy, .gbps = rate,
+                                             .params = params});
+    }
+    struct stats m = stats_summarize(mean, (size_t)a->reps);
+    printf("   %.3f (%.3f-%.3f)%s\n", m.median, m.min, m.max,
+           m.max - m.min > 0.05 * m.median ? "~" : "");
+    free(ratio);
+    free(mean);
+}
+
 static void alignment(const struct sweep *sw, const struct device_buffers *d,
                       const struct timing *t)
 {
-    int n_sizes = 0;
-    while (n_sizes < sw->n_sizes && sw->sizes[n_sizes] <= ALIGN_MAX_BYTES)
-        n_sizes++;
+    struct alignment_samples a = {.reps = t->reps};
+    while (a.n_sizes < sw->n_sizes && sw->sizes[a.n_sizes] <= ALIGN_MAX_BYTES)
+        a.n_sizes++;
+    a.ms = samples_or_exit((size_t)N_DIRECTIONS * N_OFFSETS * (size_t)a.n_sizes * (size_t)a.reps);
     printf("\n1c. lecture 7.2: \"transfers to 256-byte aligned addresses are usually fastest, "
-           "especially\n    pinned\". GB/s with the host address this many bytes past an aligned "
-           "one, events,\n    median of %d\n", t->reps);
+           "especially\n    pinned\". GB/s with the host address this many bytes past a page "
+           "boundary, events,\n    median of %d; offsets in turns. Last column: this offset's "
+           "speed over offset 0's, rep by\n    rep, averaged over the sizes: median (range), "
+           "~ where the range is over 5%% of it\n", t->reps);
     for (int k = 0; k < 2; k++) {
-        double rate[N_DIRECTIONS][N_OFFSETS][MAX_SIZES];
-        alignment_kind(k, sw, n_sizes, rate, d, t);
+        alignment_measure(align_kinds[k], sw->sizes, &a, d, t);
         for (int dir = 0; dir < N_DIRECTIONS; dir++) {
             printf("  %-8s %s  offset", kind_names[align_kinds[k]], direction_names[dir]);
-            for (int s = 0; s < n_sizes; s++) {
+            for (int s = 0; s < a.n_sizes; s++) {
                 char size_text[32];
                 printf(" %8s", format_bytes(sw->sizes[s], size_text, sizeof size_text));
             }
-            printf("   mean of offset/offset 0\n");
-            for (int o = 0; o < N_OFFSETS; o++) {
-                double ratio = 0;
-                printf("  %20zu", align_offsets[o]);
-                for (int s = 0; s < n_sizes; s++) {
-                    printf(" %8.2f", rate[dir][o][s]);
-                    ratio += rate[dir][o][s] / rate[dir][0][s] / n_sizes;
-                }
-                printf("   %.3f\n", ratio);
-            }
+            printf("   x offset 0\n");
+            for (int o = 0; o < N_OFFSETS; o++)
+                alignment_row(align_kinds[k], dir, o, sw->sizes, &a, t);
         }
     }
     printf("  every copy verified on the GPU; the lecture predicts the rows for offsets 1, 4 and "
            "64\n  below those for 0, 256 and 4096, the pinned ones most\n");
+    free(a.ms);
 }
 
 /* 1d. Lecture 7.2: "the more data each transfer moves, the more efficient it is". The same bytes
@@ -546,50 +601,89 @@ static cudaError_t copy_batched(void **dsts, void **srcs, size_t *sizes, size_t 
     return cudaMemcpyBatchAsync(dsts, (const void *const *)srcs, sizes, count, &in_order, &first,
                                 1, stream);
 #else
-    size_t failed;
-    return cudaMemcpyBatchAsync(dsts, srcs, sizes, count, &in_order, &first, 1, &failed, stream);
+    size_t failed = SIZE_MAX;
+    cudaError_t err = cudaMemcpyBatchAsync(dsts, srcs, sizes, count, &in_order, &first, 1,
+                                           &failed, stream);
+    if (err != cudaSuccess && failed != SIZE_MAX)
+        fprintf(stderr, "%s: cudaMemcpyBatchAsync refused copy %zu of %zu\n", program_name,
+                failed, count);
+    return err;
 #endif
 }
 #else
 #define HAVE_BATCH_COPY 0
 #endif
 
-/* Host clock from the first call until cudaStreamSynchronize returns: the CPU's issuing is part
- * of what batching saves, so it is part of the figure. */
-static struct stats time_pieces(int way, void *dst, void *src, size_t piece, size_t count,
-                                enum cudaMemcpyKind kind, const struct timing *t)
+/* Whether one batched call can be timed here: the toolkit must have it, and the driver too (a
+ * program built with 12.8 may run on an older driver). Says why not, when not. */
+static bool batch_copy_available(void)
+{
+    int driver = 0;
+    CUDA_CHECK(cudaDriverGetVersion(&driver));
+    if (!HAVE_BATCH_COPY || driver < 12080) {
+        printf("  one batched call: cudaMemcpyBatchAsync needs CUDA 12.8 or later, in the toolkit "
+               "and the\n  driver; this program was built with %d.%d and the driver supports "
+               "%d.%d\n", CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10, driver / 1000,
+               driver % 1000 / 10);
+        return false;
+    }
+    return true;
+}
+
+/* The same `count` pieces of `piece` bytes, one way. */
+static void issue_pieces(int way, void **dsts, void **srcs, size_t *sizes, size_t count,
+                         enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    if (way == ONE_COPY)
+        CUDA_CHECK(cudaMemcpyAsync(dsts[0], srcs[0], count * sizes[0], kind, stream));
+    for (size_t i = 0; way == ONE_CALL_EACH && i < count; i++)
+        CUDA_CHECK(cudaMemcpyAsync(dsts[i], srcs[i], sizes[i], kind, stream));
+#if HAVE_BATCH_COPY
+    if (way == BATCH_CALL)
+        CUDA_CHECK(copy_batched(dsts, srcs, sizes, count, stream));
+#endif
+}
+
+/* The ways in turns, repetition by repetition, each timed on the host clock from the first call
+ * until cudaStreamSynchronize returns: the CPU's issuing is part of what batching saves, so it is
+ * part of the figure. The last repetition of each way is verified. ms[way] gets its statistics. */
+static void time_pieces(int ways, void *dst, void *src, size_t piece, size_t count,
+                        enum cudaMemcpyKind kind, const struct device_buffers *d,
+                        const struct timing *t, struct stats ms[N_BATCH_WAYS])
 {
     void **dsts = malloc_or_exit(count * sizeof *dsts);
     void **srcs = malloc_or_exit(count * sizeof *srcs);
     size_t *sizes = malloc_or_exit(count * sizeof *sizes);
+    double *samples = samples_or_exit((size_t)N_BATCH_WAYS * (size_t)t->reps);
     for (size_t i = 0; i < count; i++) {
         dsts[i] = (char *)dst + i * piece;
         srcs[i] = (char *)src + i * piece;
         sizes[i] = piece;
     }
     for (int rep = -1; rep < t->reps; rep++) {
-        if (kind == cudaMemcpyHostToDevice)
-            CUDA_CHECK(cudaMemsetAsync(dst, 0xff, count * piece, t->stream));
-        else
-            memset(dst, 0xff, count * piece);
-        CUDA_CHECK(cudaStreamSynchronize(t->stream));
-        double t0 = host_ms();
-        if (way == ONE_COPY)
-            CUDA_CHECK(cudaMemcpyAsync(dst, src, count * piece, kind, t->stream));
-        for (size_t i = 0; way == ONE_CALL_EACH && i < count; i++)
-            CUDA_CHECK(cudaMemcpyAsync(dsts[i], srcs[i], piece, kind, t->stream));
-#if HAVE_BATCH_COPY
-        if (way == BATCH_CALL)
-            CUDA_CHECK(copy_batched(dsts, srcs, sizes, count, t->stream));
-#endif
-        CUDA_CHECK(cudaStreamSynchronize(t->stream));
-        if (rep >= 0)
-            t->samples[rep] = host_ms() - t0;
+        for (int way = 0; way < ways; way++) {
+            if (kind == cudaMemcpyHostToDevice)
+                CUDA_CHECK(cudaMemsetAsync(dst, 0xff, count * piece, t->stream));
+            else
+                memset(dst, 0xff, count * piece);
+            CUDA_CHECK(cudaStreamSynchronize(t->stream));
+            double t0 = host_ms();
+            issue_pieces(way, dsts, srcs, sizes, count, kind, t->stream);
+            CUDA_CHECK(cudaStreamSynchronize(t->stream));
+            if (rep >= 0)
+                samples[way * t->reps + rep] = host_ms() - t0;
+            if (rep == t->reps - 1 && kind == cudaMemcpyHostToDevice)
+                expect_reference(dst, d, count * piece, batch_ways[way]);
+            else if (rep == t->reps - 1)
+                expect_reference_on_host(dst, d, count * piece, batch_ways[way]);
+        }
     }
+    for (int way = 0; way < ways; way++)
+        ms[way] = stats_summarize(samples + way * t->reps, (size_t)t->reps);
+    free(samples);
     free(dsts);
     free(srcs);
     free(sizes);
-    return stats_summarize(t->samples, (size_t)t->reps);
 }
 
 static void batching(size_t total, const struct device_buffers *d, const struct timing *t)
@@ -599,30 +693,24 @@ static void batching(size_t total, const struct device_buffers *d, const struct 
     fill_random(src, total / sizeof(float), 7);
     char size_text[32];
     printf("\n1d. lecture 7.2, batching: %s of pinned memory in pieces; host clock from the first "
-           "call\n    until cudaStreamSynchronize returns, median of %d\n",
-           format_bytes(total, size_text, sizeof size_text), t->reps);
-    printf("  %9s %7s %4s %17s %17s %17s\n", "piece", "pieces", "dir", "one call each",
+           "call\n    until cudaStreamSynchronize returns, the ways in turns, median of %d (~: "
+           "range over 5%%)\n", format_bytes(total, size_text, sizeof size_text), t->reps);
+    int ways = batch_copy_available() ? N_BATCH_WAYS : BATCH_CALL;
+    printf("  %9s %7s %4s %18s %18s %18s\n", "piece", "pieces", "dir", "one call each",
            "one copy", "one batched call");
     for (size_t p = 0; p < sizeof pieces / sizeof pieces[0] && pieces[p] <= total; p++) {
         size_t count = total / pieces[p];
         for (int dir = 0; dir < N_DIRECTIONS; dir++) {
+            bool up = dir == UP;
+            struct stats ms[N_BATCH_WAYS];
+            time_pieces(ways, up ? d->data : dst, up ? src : d->reference, pieces[p], count,
+                        up ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, d, t, ms);
             printf("  %9s %7zu %4s", format_bytes(pieces[p], size_text, sizeof size_text), count,
                    direction_names[dir]);
-            for (int way = 0; way < N_BATCH_WAYS; way++) {
-                if (way == BATCH_CALL && !HAVE_BATCH_COPY) {
-                    printf(" %17s", "-");
-                    continue;
-                }
-                bool up = dir == UP;
-                struct stats ms = time_pieces(way, up ? d->data : dst, up ? src : d->reference,
-                                              pieces[p], count, up ? cudaMemcpyHostToDevice
-                                                                   : cudaMemcpyDeviceToHost, t);
-                if (up)
-                    expect_reference(d->data, d, count * pieces[p], batch_ways[way]);
-                else
-                    expect_reference_on_host(dst, d, count * pieces[p], batch_ways[way]);
-                double rate = gbps(count * pieces[p], ms.median);
-                printf(" %7.3f ms %5.1f GB/s", ms.median, rate);
+            for (int way = 0; way < ways; way++) {
+                double rate = gbps(count * pieces[p], ms[way].median);
+                bool unsteady = ms[way].max - ms[way].min > 0.05 * ms[way].median;
+                printf(" %7.3f%s ms %5.1f GB/s", ms[way].median, unsteady ? "~" : " ", rate);
                 char params[96];
                 snprintf(params, sizeof params, "piece_bytes=%zu;pieces=%zu;clock=host;"
                          "measure=issue_to_done", pieces[p], count);
@@ -630,14 +718,12 @@ static void batching(size_t total, const struct device_buffers *d, const struct 
                                                      .variant = batch_ways[way],
                                                      .direction = direction_names[dir],
                                                      .bytes = count * pieces[p], .reps = t->reps,
-                                                     .ms = ms, .gbps = rate, .params = params});
+                                                     .ms = ms[way], .gbps = rate,
+                                                     .params = params});
             }
-            printf("\n");
+            printf("%s\n", ways < N_BATCH_WAYS ? "                  -" : "");
         }
     }
-    if (!HAVE_BATCH_COPY)
-        printf("  one batched call: cudaMemcpyBatchAsync needs CUDA 12.8 or later; this program "
-               "was built with %d.%d\n", CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
     printf("  every way verified on the GPU\n");
     host_free(PINNED, src);
     host_free(PINNED, dst);

@@ -1,7 +1,7 @@
 /*
  * sticky_error.c - lecture 7.3 asks for error handling that releases resources and reports
  * instead of calling exit(). This part shows where that stops: after a fault inside a kernel the
- * CUDA context is unusable, every later call fails, and the process must end. Beside it, an
+ * CUDA context is unusable, further CUDA work fails, and the process must end. Beside it, an
  * ordinary error that reading clears. Run with --sticky-error 1; it is never part of a sanitizer
  * run, which would report the fault as the bug it is.
  */
@@ -49,10 +49,10 @@ static void sticky_error(void *d_buffer, size_t bytes, cudaStream_t stream)
     cudaError_t again = cudaGetLastError();
     show("cudaGetLastError()", again, again == cudaSuccess ? "...but not the fault:"
                                                             : "...and even the record stays:");
-    show("cudaMemset(d, 0, bytes)", cudaMemset(d_buffer, 0, bytes), "every later call fails,");
+    show("cudaMemset(d, 0, bytes)", cudaMemset(d_buffer, 0, bytes), "further CUDA work fails,");
     void *more = NULL;
     cudaError_t err = cudaMalloc(&more, 1 << 20);
-    show("cudaMalloc(&p, 1 MiB)", err, "even one that touches no GPU work");
+    show("cudaMalloc(&p, 1 MiB)", err, "even an allocation");
     if (err == cudaSuccess)
         cudaFree(more);
 }

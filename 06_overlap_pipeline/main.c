@@ -672,55 +672,77 @@ static void read_every_page(const unsigned *data, size_t n)
         (void)words[i];
 }
 
-/* One way, timed: `data` is managed memory, or NULL for the explicit pipeline. */
-static int time_managed_way(struct bench *b, const struct shape *p, unsigned *data, int device,
-                            enum managed_way way, struct stats *ms)
+/* One run of one way, on the host clock until the CPU has read every page of the results.
+ * `data` is the way's managed data set, or NULL for the explicit pipeline. */
+static int run_managed_way(const struct rig *r, const struct shape *p, unsigned *data,
+                           int device, enum managed_way way, double *ms)
 {
-    const struct rig *r = &b->rig;
-    unsigned *results = data ? data : r->h_out;
-    for (int rep = -1; rep < b->reps; rep++) {
-        if (data)
-            memcpy(data, r->h_in, p->n * sizeof(unsigned)); /* fresh input, on the host */
-        else
-            memset(r->h_out, 0xff, p->n * sizeof(unsigned));
-        if (CUDA_REPORT(cudaDeviceSynchronize()))
-            return -1;
-        double t0 = host_ms();
-        cudaError_t err = data ? managed_enqueue(r, p, data, device, way)
-                               : pipeline_enqueue(r, p, ALL_STAGES);
-        if (err || CUDA_REPORT(cudaStreamSynchronize(r->stream[0])))
-            return -1;
-        read_every_page(results, p->n);
-        if (rep >= 0)
-            b->samples[rep] = host_ms() - t0;
-    }
-    if (!work_verified(r, r->h_in, results, p->n, p->iters, managed_names[way]))
+    if (data)
+        memcpy(data, r->h_in, p->n * sizeof(unsigned)); /* fresh input, on the host */
+    else
+        memset(r->h_out, 0xff, p->n * sizeof(unsigned));
+    if (CUDA_REPORT(cudaDeviceSynchronize()))
         return -1;
-    *ms = stats_summarize(b->samples, (size_t)b->reps);
+    double t0 = host_ms();
+    cudaError_t err = data ? managed_enqueue(r, p, data, device, way)
+                           : pipeline_enqueue(r, p, ALL_STAGES);
+    if (err || CUDA_REPORT(cudaStreamSynchronize(r->stream[0])))
+        return -1;
+    read_every_page(data ? data : r->h_out, p->n);
+    *ms = host_ms() - t0;
     return 0;
 }
 
-/* A managed data set per way, as advice stays with the memory it was given for. */
-static int time_managed(struct bench *b, const struct shape *p, int device, enum managed_way way,
-                        struct stats *ms)
+/* The first `ways` ways in turns, repetition by repetition, each repetition starting one way
+ * later, so that neither the link's wandering nor the order favours one. b->samples gets way w's
+ * repetition k at [w * reps + k]. The last repetition of each way is verified. */
+static int managed_in_turns(struct bench *b, const struct shape *p,
+                            unsigned *const data[N_MANAGED_WAYS], int ways, int device)
 {
-    if (way == EXPLICIT)
-        return time_managed_way(b, p, NULL, device, way, ms);
-    size_t bytes = p->n * sizeof(unsigned);
-    unsigned *data;
-    if (ACQUIRE("managed data set", cudaMallocManaged((void **)&data, bytes, cudaMemAttachGlobal)))
-        return -1;
-    resource_acquired();
-    int rc = 0;
-    if (way == ADVISED &&
-        (CUDA_REPORT(advise(data, bytes, cudaMemAdviseSetPreferredLocation, -1)) ||
-         CUDA_REPORT(advise(data, bytes, cudaMemAdviseSetAccessedBy, device))))
-        rc = -1;
-    if (rc == 0)
-        rc = time_managed_way(b, p, data, device, way, ms);
-    CUDA_REPORT(cudaFree(data));
-    resource_released();
-    return rc;
+    for (int rep = -1; rep < b->reps; rep++) { /* rep -1 warms up */
+        for (int k = 0; k < ways; k++) {
+            int way = (k + rep + 1) % ways;
+            double ms;
+            if (run_managed_way(&b->rig, p, data[way], device, (enum managed_way)way, &ms))
+                return -1;
+            if (rep >= 0)
+                b->samples[way * b->reps + rep] = ms;
+            if (rep == b->reps - 1 &&
+                !work_verified(&b->rig, b->rig.h_in, data[way] ? data[way] : b->rig.h_out, p->n,
+                               p->iters, managed_names[way]))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* Each way's time, and its ratio to the explicit copies' rep by rep, printed and recorded. */
+static int managed_report(struct bench *b, const struct shape *p, int ways)
+{
+    struct stats ms[N_MANAGED_WAYS], ratio[N_MANAGED_WAYS];
+    double *explicit_ms = b->samples, *scratch = b->samples + MAX_TURNS * b->reps;
+    for (int way = ways - 1; way >= 0; way--) { /* the explicit way's samples last: all need them */
+        double *way_ms = b->samples + way * b->reps;
+        for (int rep = 0; rep < b->reps; rep++)
+            scratch[rep] = way_ms[rep] / explicit_ms[rep];
+        ratio[way] = stats_summarize(scratch, (size_t)b->reps);
+        ms[way] = stats_summarize(way_ms, (size_t)b->reps);
+    }
+    for (int way = 0; way < ways; way++) {
+        bool unsteady = ms[way].max - ms[way].min > 0.05 * ms[way].median;
+        printf("  %-52s %8.3f%s ms  %5.2fx (%.2f-%.2f)\n", managed_labels[way], ms[way].median,
+               unsteady ? "~" : " ", ratio[way].median, ratio[way].min, ratio[way].max);
+        char params[192];
+        snprintf(params, sizeof params, "chunks=%zu;streams=%zu;iters=%u;ratio=%.4f;"
+                 "ratio_min=%.4f;ratio_max=%.4f;clock=host;measure=until_host_read", p->chunks,
+                 p->streams, p->iters, ratio[way].median, ratio[way].min, ratio[way].max);
+        if (record(b, "managed", managed_names[way], "both", 2 * p->n * sizeof(unsigned),
+                   ms[way], params))
+            return -1;
+    }
+    printf("  (x: against the explicit copies, rep by rep, median (range); ~: times spread over 5%% "
+           "of\n  their median; every way's last repetition verified, element by element)\n");
+    return 0;
 }
 
 static int managed_variant(struct bench *b, const struct shape *p, int device)
@@ -733,33 +755,40 @@ static int managed_variant(struct bench *b, const struct shape *p, int device)
     char size_text[32];
     printf("\n4b. lecture 7.6, managed memory: %s in %zu chunks over %zu streams, %u iterations;"
            "\n    host clock from the first call until the CPU has read every page of the "
-           "results,\n    median of %d\n", format_bytes(p->n * sizeof(unsigned), size_text,
-                                                     sizeof size_text),
-           p->chunks, p->streams, p->iters, b->reps);
+           "results,\n    the ways in turns, median of %d\n",
+           format_bytes(p->n * sizeof(unsigned), size_text, sizeof size_text), p->chunks,
+           p->streams, p->iters, b->reps);
     printf("  this GPU: concurrent managed access %s; pageable memory access (HMM or ATS) %s\n",
            concurrent ? "yes" : "no (no prefetching or advice; pages move at each launch)",
            pageable ? "yes: kernels could also use malloc'ed memory directly, with faults alike"
                     : "no");
-    double explicit_ms = 0;
-    for (int way = 0; way < N_MANAGED_WAYS; way++) {
-        if (!concurrent && (way == ADVISED || way == PREFETCHED))
-            continue;
-        struct stats ms;
-        if (time_managed(b, p, device, (enum managed_way)way, &ms))
-            return -1;
-        if (way == EXPLICIT)
-            explicit_ms = ms.median;
-        printf("  %-52s %9.3f ms  %6.2fx\n", managed_labels[way], ms.median,
-               ms.median / explicit_ms);
-        char params[128];
-        snprintf(params, sizeof params, "chunks=%zu;streams=%zu;iters=%u;clock=host;"
-                 "measure=until_host_read", p->chunks, p->streams, p->iters);
-        if (record(b, "managed", managed_names[way], "both", 2 * p->n * sizeof(unsigned), ms,
-                   params))
-            return -1;
+    /* A data set per managed way, as advice stays with the memory it was given for. */
+    int ways = concurrent ? N_MANAGED_WAYS : ADVISED;
+    size_t bytes = p->n * sizeof(unsigned);
+    unsigned *data[N_MANAGED_WAYS] = {NULL};
+    int rc = 0;
+    for (int way = FAULTS; rc == 0 && way < ways; way++) {
+        if (ACQUIRE("managed data set",
+                    cudaMallocManaged((void **)&data[way], bytes, cudaMemAttachGlobal))) {
+            data[way] = NULL;
+            rc = -1;
+        } else {
+            resource_acquired();
+        }
     }
-    printf("  (x: against the explicit copies; every way verified, element by element)\n");
-    return 0;
+    if (rc == 0 && ways > ADVISED &&
+        (CUDA_REPORT(advise(data[ADVISED], bytes, cudaMemAdviseSetPreferredLocation, -1)) ||
+         CUDA_REPORT(advise(data[ADVISED], bytes, cudaMemAdviseSetAccessedBy, device))))
+        rc = -1;
+    if (rc == 0)
+        rc = managed_in_turns(b, p, data, ways, device) || managed_report(b, p, ways) ? -1 : 0;
+    for (int way = FAULTS; way < ways; way++) {
+        if (data[way]) {
+            CUDA_REPORT(cudaFree(data[way]));
+            resource_released();
+        }
+    }
+    return rc;
 }
 
 /* ------------------------------------------------------------------------------------------ */

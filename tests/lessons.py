@@ -41,7 +41,8 @@ CSV_ROWS = {
     # managed 4
     "06_overlap_pipeline": 183,
 }
-BATCH_CALL_ROWS = 4
+BATCH_CALL_ROWS = 4  # 04, where the toolkit or the driver lacks cudaMemcpyBatchAsync
+ADVISED_PREFETCHED_ROWS = 2  # 06, where the GPU cannot advise or prefetch managed memory
 
 # The lessons whose every resource acquisition can be made to fail (--fail-at N).
 FAULT_INJECTED = ("05_raii_style_c", "06_overlap_pipeline")
