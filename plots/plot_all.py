@@ -213,16 +213,18 @@ def plot_bandwidth(plt, result_set, out):
 # ------------------------------------------------------------------------- alignment (04)
 
 def alignment_ratios(result_set):
-    """{(memory kind, direction): {offset: [(bytes, GB/s at offset / GB/s at offset 0), ...]}}."""
-    rates = {}
-    for r in result_set.select(experiment="alignment"):
-        key = (r["variant"], r["direction"])
-        rates.setdefault(key, {})[(int(r["params"]["offset"]), r["bytes"])] = r["gbps"]
+    """{(memory kind, direction): {offset: [(bytes, speed at offset / speed at offset 0), ...]}},
+    each ratio the median of the ratios taken repetition by repetition (params `ratio`); results
+    from before those were written get the ratio of the medians."""
+    rows = result_set.select(experiment="alignment")
+    rate0 = {(r["variant"], r["direction"], r["bytes"]): r["gbps"] for r in rows
+             if r["params"]["offset"] == 0}
     ratios = {}
-    for key, by in rates.items():
-        for (offset, size), rate in by.items():
-            if (0, size) in by:
-                ratios.setdefault(key, {}).setdefault(offset, []).append((size, rate / by[0, size]))
+    for r in rows:
+        key = (r["variant"], r["direction"])
+        ratio = r["params"].get("ratio") or r["gbps"] / rate0[key + (r["bytes"],)]
+        ratios.setdefault(key, {}).setdefault(int(r["params"]["offset"]), []).append(
+            (r["bytes"], ratio))
     return {k: {o: sorted(points) for o, points in v.items()} for k, v in ratios.items()}
 
 
@@ -246,7 +248,7 @@ def plot_alignment(plt, result_set, out):
         size_axis(ax, sizes)
         ax.set_title(f"{key[0]} {key[1]}")
         ax.grid(True, alpha=0.3)
-    axes[0][0].set_ylabel("GB/s at the offset / GB/s at offset 0")
+    axes[0][0].set_ylabel("speed at the offset / at offset 0 (paired)")
     axes[0][-1].legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=9,
                        title="host address")
     fig.suptitle(result_set.title("Lecture 7.2 predicts dashed lines (unaligned) below 1, "
