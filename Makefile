@@ -55,9 +55,11 @@ CUPTI_INC := $(firstword $(foreach d,include extras/CUPTI/include,$(if \
                $(wildcard $(CUDA_PATH)/$(d)/cupti.h),$(CUDA_PATH)/$(d))))
 ifneq ($(and $(CUPTI_LIB),$(CUPTI_INC)),)
 $(OBJ)/06_overlap_pipeline/timeline.c.o: EXTRA_CFLAGS = -DHAVE_CUPTI=1 -isystem $(CUPTI_INC)
-$(BIN)/06_overlap_pipeline: LDLIBS = -L$(CUPTI_LIB) -lcupti -Xlinker -rpath -Xlinker $(CUPTI_LIB)
+$(BIN)/06_overlap_pipeline: LDLIBS = -L$(CUPTI_LIB) -lcupti -Xlinker -rpath -Xlinker $(CUPTI_LIB) \
+                                     -lpthread
 else
 $(OBJ)/06_overlap_pipeline/timeline.c.o: EXTRA_CFLAGS = -DHAVE_CUPTI=0
+$(BIN)/06_overlap_pipeline: LDLIBS = -lpthread
 endif
 
 ifeq ($(V),1)

@@ -28,11 +28,13 @@
 #include "common.h"
 #include "fault.h"
 #include "pipeline.h"
+#include "staged.h"
 #include "timeline.h"
 
 #include <math.h>
 #include <nvtx3/nvToolsExt.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char summary[] =
     "The multi-buffer pipeline of lecture 7.1: a data set in K chunks through a ring of B device\n"
@@ -139,23 +141,12 @@ static int measure_synchronous(struct bench *b, const struct shape *p, const uns
                                unsigned *out, struct stats *result)
 {
     const struct rig *r = &b->rig;
-    struct chunk_plan plan = chunk_plan_make(p->n, p->chunks, 1);
     int reps = b->reps < SYNC_REPS ? b->reps : SYNC_REPS;
     for (int rep = -1; rep < reps; rep++) {
         if (rep == reps - 1)
             memset(out, 0xff, p->n * sizeof(unsigned));
-        if (CUDA_REPORT(cudaEventRecord(r->start, 0)))
+        if (CUDA_REPORT(cudaEventRecord(r->start, 0)) || pipeline_sync(r, p, in, out))
             return -1;
-        for (size_t k = 0; k < plan.chunks; k++) {
-            size_t first, count;
-            chunk_bounds(p->n, plan.chunks, k, &first, &count);
-            if (CUDA_REPORT(cudaMemcpy(r->d_ring[0], in + first, count * sizeof(unsigned),
-                                       cudaMemcpyHostToDevice)) ||
-                CUDA_REPORT(launch_work(r->d_ring[0], count, p->iters, r->map, 0)) ||
-                CUDA_REPORT(cudaMemcpy(out + first, r->d_ring[0], count * sizeof(unsigned),
-                                       cudaMemcpyDeviceToHost)))
-                return -1;
-        }
         float ms;
         if (CUDA_REPORT(cudaEventRecord(r->stop, 0)) ||
             CUDA_REPORT(cudaEventSynchronize(r->stop)) ||
@@ -191,7 +182,7 @@ static int evaluate(struct bench *b, const struct shape *p, bool both_orders, st
 {
     struct shape serial = *p, breadth = *p;
     serial.streams = serial.buffers = 1;
-    serial.breadth_first = false;
+    serial.breadth_first = serial.by_role = false;
     breadth.breadth_first = true;
     const struct turn turns[MAX_TURNS] = {
         [DEPTH] = {p, ALL_STAGES, "pipeline, depth-first"},
@@ -395,35 +386,47 @@ out_free:
  * 2. The timeline of a serial and a pipelined run.
  * ------------------------------------------------------------------------------------------ */
 
-static int record_runs(struct bench *b, const struct shape *serial, const struct shape *pipelined,
-                       const char *serial_name, const char *pipelined_name)
+/* The runs part 2 records, in order: a serial one, the pipeline round robin and by role, and
+ * the staged pipeline with its CPU work (part 5). */
+enum { TRACED_SERIAL, TRACED_PIPELINED, TRACED_BY_ROLE, TRACED_STAGED, TRACED_RUNS };
+
+static int record_runs(struct bench *b, const struct shape shapes[TRACED_RUNS],
+                       const char *const names[TRACED_RUNS], const struct staging *st,
+                       int threads)
 {
     double ms;
-    int rc = -1;
-    b->rig.tracing = true;
-    if (!timeline_run("warm-up") && !pipeline_time(&b->rig, serial, ALL_STAGES, &ms) &&
-        !timeline_discard() && !timeline_run(serial_name) &&
-        !pipeline_time(&b->rig, serial, ALL_STAGES, &ms) && !timeline_run(pipelined_name) &&
-        !pipeline_time(&b->rig, pipelined, ALL_STAGES, &ms))
-        rc = 0;
-    b->rig.tracing = false;
+    int rc = timeline_run("warm-up") ||
+             pipeline_time(&b->rig, &shapes[TRACED_SERIAL], ALL_STAGES, &ms) ||
+             timeline_discard();
+    for (int t = 0; rc == 0 && t < TRACED_RUNS; t++) {
+        rc = timeline_run(names[t]);
+        if (rc == 0 && t == TRACED_STAGED)
+            rc = staged_run(&b->rig, st, &shapes[t], threads, ALL_WORK, &ms);
+        else if (rc == 0)
+            rc = pipeline_time(&b->rig, &shapes[t], ALL_STAGES, &ms) ? -1 : 0;
+    }
     return rc;
 }
 
-/* Prints and records how busy each kind of work kept the GPU in one recorded run. */
+/* Prints and records how busy each kind of work kept the GPU, and the CPU, in one recorded run. */
 static int report_busy(struct bench *b, const char *key, const char *name,
                        const struct busy_time *busy)
 {
     const struct { const char *variant; double ms; } rows[] = {
         {"h2d_busy", busy->h2d_ms},     {"kernels_busy", busy->kernels_ms},
         {"d2h_busy", busy->d2h_ms},     {"all_three_busy", busy->all_three_ms},
-        {"span", busy->span_ms},
+        {"span", busy->span_ms},        {"cpu_busy", busy->cpu_ms},
+        {"all_four_busy", busy->all_four_ms},
     };
     double span = busy->span_ms;
     printf("  %-34s %6.2f ms, busy: H2D %3.0f%%, kernels %3.0f%%, D2H %3.0f%%, all three at once "
            "%3.0f%%\n", name, span, 100 * busy->h2d_ms / span, 100 * busy->kernels_ms / span,
            100 * busy->d2h_ms / span, 100 * busy->all_three_ms / span);
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    if (busy->cpu_ms > 0)
+        printf("  %34s %9s  CPU copying %3.0f%%, all four columns of table 2 at once %3.0f%%\n",
+               "", "", 100 * busy->cpu_ms / span, 100 * busy->all_four_ms / span);
+    size_t n_rows = sizeof rows / sizeof rows[0] - (busy->cpu_ms > 0 ? 0 : 2);
+    for (size_t i = 0; i < n_rows; i++) {
         char params[96];
         snprintf(params, sizeof params, "run=%s;share=%.4f;clock=gpu_cupti", key,
                  rows[i].ms / span);
@@ -435,30 +438,44 @@ static int report_busy(struct bench *b, const char *key, const char *name,
     return 0;
 }
 
-static int timeline(struct bench *b, const struct shape *p, const char *prefix)
+static int timeline(struct bench *b, const struct shape *p, const struct staging *st,
+                    int threads, const char *prefix)
 {
-    struct shape serial = *p;
-    serial.streams = serial.buffers = 1;
-    char pipelined_name[64];
-    snprintf(pipelined_name, sizeof pipelined_name, "pipelined: %zu streams, %zu buffers",
-             p->streams, p->buffers);
-    const char *serial_name = "serial: 1 stream, 1 buffer";
+    struct shape shapes[TRACED_RUNS] = {*p, *p, *p, *p};
+    shapes[TRACED_SERIAL].streams = shapes[TRACED_SERIAL].buffers = 1;
+    shapes[TRACED_BY_ROLE].streams = 3;
+    shapes[TRACED_BY_ROLE].by_role = true;
+    char names[TRACED_RUNS][64];
+    snprintf(names[TRACED_SERIAL], 64, "serial: 1 stream, 1 buffer");
+    snprintf(names[TRACED_PIPELINED], 64, "pipelined: %zu streams, %zu buffers", p->streams,
+             p->buffers);
+    snprintf(names[TRACED_BY_ROLE], 64, "by role: 3 streams, %zu buffers", p->buffers);
+    snprintf(names[TRACED_STAGED], 64, "staged: pageable data, %d CPU threads", threads);
+    const char *const name_of[TRACED_RUNS] = {names[0], names[1], names[2], names[3]};
+    const char *const keys[TRACED_RUNS] = {"serial", "pipelined", "by_role", "staged"};
     unsigned long operations = 0;
     struct busy_time busy[TIMELINE_MAX_RUNS];
-    printf("\n2. timeline (CUPTI) of one serial and one pipelined run, balanced regime\n");
+    printf("\n2. timeline (CUPTI) of a serial, a pipelined, a by-role and a staged run, balanced "
+           "regime\n");
     if (timeline_start())
         return 0; /* no CUPTI here: it said so, and the rest goes on */
     /* A warm-up run is recorded and dropped: the first launch under CUPTI pays for its setup. */
-    if (record_runs(b, &serial, p, serial_name, pipelined_name)) {
+    b->rig.tracing = true;
+    int rc = record_runs(b, shapes, name_of, st, threads);
+    b->rig.tracing = false;
+    if (rc) {
         timeline_stop();
         return -1;
     }
     if (timeline_write(prefix, &operations, busy))
         return -1;
     printf("  %lu copies and kernels written to %s.json (open it in https://ui.perfetto.dev or\n"
-           "  chrome://tracing) and %s.csv\n", operations, prefix, prefix);
-    return report_busy(b, "serial", serial_name, &busy[0]) ||
-           report_busy(b, "pipelined", pipelined_name, &busy[1]);
+           "  chrome://tracing) and %s.csv, with the staged run's CPU copies\n", operations,
+           prefix, prefix);
+    for (int t = 0; t < TRACED_RUNS; t++)
+        if (report_busy(b, keys[t], name_of[t], &busy[t]))
+            return -1;
+    return 0;
 }
 
 /* ------------------------------------------------------------------------------------------ *
@@ -791,11 +808,227 @@ static int managed_variant(struct bench *b, const struct shape *p, int device)
     return rc;
 }
 
+/* 4c. Lecture 7.1's own layout: one stream per role (copies in, kernels, copies out) with
+ * events between a chunk's stages, against the round robin of the rest of this lesson, each
+ * against its own bound. */
+static int by_role_variant(struct bench *b, const struct shape *base)
+{
+    struct shape by_role = *base;
+    by_role.streams = 3;
+    by_role.by_role = true;
+    struct outcome round_robin, role;
+    if (evaluate(b, base, false, &round_robin) || evaluate(b, &by_role, false, &role))
+        return -1;
+    printf("\n4c. lecture 7.1's layout, one stream per role, against chunk k in stream k mod S; "
+           "%zu chunks,\n    %zu buffers, %u iterations, ms on the GPU, median of %d\n",
+           base->chunks, base->buffers, base->iters, b->reps);
+    printf("  round robin, %zu streams: %8.3f ms, efficiency %.3f (%.3f-%.3f); per chunk 1 event "
+           "recorded,\n    1 waited for\n", base->streams, round_robin.pipeline.median,
+           round_robin.efficiency.median, round_robin.efficiency.min,
+           round_robin.efficiency.max);
+    printf("  by role, 3 streams:     %8.3f ms, efficiency %.3f (%.3f-%.3f); per chunk 3 events "
+           "recorded,\n    3 waited for\n", role.pipeline.median, role.efficiency.median,
+           role.efficiency.min, role.efficiency.max);
+    flag_beaten_bound("by role", role.efficiency);
+    return record_outcome(b, "by_role", base, &round_robin, "layout=round_robin;", false) ||
+           record_outcome(b, "by_role", &by_role, &role, "layout=by_role;", false);
+}
+
+/* ------------------------------------------------------------------------------------------ *
+ * 5. Lecture table 2 in full: the data in ordinary memory, the CPU staging it (staged.c).
+ * ------------------------------------------------------------------------------------------ */
+
+/* The ways of part 5, timed in turns: three of their own, then two per thread count. */
+enum { SYNC_WAY, DRIVER_WAY, PINNED_WAY, GPU_ALONE, FIRST_STAGED, MAX_THREAD_COUNTS = 12 };
+
+struct staged_plan {
+    const struct staging *staging;
+    const struct shape *p;
+    int threads[MAX_THREAD_COUNTS], counts; /* T = 1, 2, 4, ... and the most */
+    double *ms;                             /* way w's rep k at [w * reps + k] */
+};
+
+static int staged_ways(const struct staged_plan *sp)
+{
+    return FIRST_STAGED + 2 * sp->counts;
+}
+
+/* One run of way w; results poisoned before and verified after, where the way is verified in
+ * this repetition: the staged runs every time, the others in the last repetition. */
+static int staged_way(struct bench *b, const struct staged_plan *sp, int w, bool last, double *ms)
+{
+    const struct rig *r = &b->rig;
+    const struct staging *st = sp->staging;
+    const struct shape *p = sp->p;
+    size_t bytes = p->n * sizeof(unsigned);
+    bool pinned = w == PINNED_WAY, staged_full = w >= FIRST_STAGED && (w - FIRST_STAGED) % 2 == 0;
+    bool verify = staged_full || (last && w != GPU_ALONE && w < FIRST_STAGED);
+    unsigned *results = pinned ? r->h_out : st->results;
+    if (verify)
+        memset(results, 0xff, bytes);
+    struct rig driver = *r; /* the same pipeline on the pageable data: the driver stages it */
+    driver.h_in = st->data;
+    driver.h_out = st->results;
+    if (CUDA_REPORT(cudaDeviceSynchronize()))
+        return -1;
+    double t0 = host_ms();
+    int rc = 0;
+    if (w == SYNC_WAY)
+        rc = pipeline_sync(r, p, st->data, st->results) ? -1 : 0;
+    else if (w == DRIVER_WAY || pinned)
+        rc = pipeline_enqueue(pinned ? r : &driver, p, ALL_STAGES) ||
+                     CUDA_REPORT(cudaStreamSynchronize(r->stream[0]))
+                 ? -1
+                 : 0;
+    else if (w == GPU_ALONE)
+        rc = staged_run(r, st, p, 1, GPU_WORK, ms);
+    else
+        rc = staged_run(r, st, p, sp->threads[(w - FIRST_STAGED) / 2], staged_full ? ALL_WORK
+                                                                                   : CPU_WORK,
+                        ms);
+    if (w < GPU_ALONE)
+        *ms = host_ms() - t0;
+    if (rc == 0 && verify && !work_verified(r, pinned ? r->h_in : st->data, results, p->n,
+                                            p->iters, "staged part"))
+        rc = -1;
+    return rc;
+}
+
+static int staged_in_turns(struct bench *b, const struct staged_plan *sp)
+{
+    int ways = staged_ways(sp);
+    for (int rep = -1; rep < b->reps; rep++) { /* rep -1 warms up */
+        for (int k = 0; k < ways; k++) {
+            int w = (k + rep + 1) % ways;
+            double ms;
+            if (staged_way(b, sp, w, rep == b->reps - 1, &ms))
+                return -1;
+            if (rep >= 0)
+                sp->ms[w * b->reps + rep] = ms;
+        }
+    }
+    return 0;
+}
+
+/* A way's statistics: its samples are copied first, as summarizing sorts them. */
+static struct stats way_stats(struct bench *b, const struct staged_plan *sp, int w)
+{
+    memcpy(b->samples, sp->ms + w * b->reps, (size_t)b->reps * sizeof(double));
+    return stats_summarize(b->samples, (size_t)b->reps);
+}
+
+/* Prints way w's line and writes its row; `params` starts the row's params. */
+static int staged_line(struct bench *b, const struct staged_plan *sp, int w, const char *label,
+                       const char *variant, const char *params, const char *note)
+{
+    size_t bytes = 2 * sp->p->n * sizeof(unsigned); /* in and out */
+    struct stats ms = way_stats(b, sp, w);
+    double rate = gbps(bytes, ms.median);
+    printf("  %-42s %8.2f%s ms %6.1f GB/s%s\n", label, ms.median, unsteady(ms) ? "~" : " ",
+           rate, note);
+    char all[256];
+    snprintf(all, sizeof all, "%schunks=%zu;streams=%zu;buffers=%zu;iters=%u;clock=host",
+             params, sp->p->chunks, sp->p->streams, sp->p->buffers, sp->p->iters);
+    struct csv_row row = {.experiment = "staged", .variant = variant, .direction = "both",
+                          .bytes = bytes, .reps = b->reps, .ms = ms, .gbps = rate,
+                          .params = all};
+    return csv_write(b->csv, &row);
+}
+
+/* Staged run c against its bound, rep by rep: the slower of its CPU side alone and its GPU side
+ * alone, both measured in the same repetition. */
+static struct stats staged_efficiency(struct bench *b, const struct staged_plan *sp, int c)
+{
+    const double *full = sp->ms + (FIRST_STAGED + 2 * c) * b->reps;
+    const double *cpu = full + b->reps, *gpu = sp->ms + GPU_ALONE * b->reps;
+    double *ratio = b->samples + b->reps;
+    for (int rep = 0; rep < b->reps; rep++)
+        ratio[rep] = fmax(cpu[rep], gpu[rep]) / full[rep];
+    return stats_summarize(ratio, (size_t)b->reps);
+}
+
+static int staged_report(struct bench *b, const struct staged_plan *sp)
+{
+    if (staged_line(b, sp, SYNC_WAY, "lesson 01's way (blocking, one buffer)", "sync_pageable",
+                    "", "") ||
+        staged_line(b, sp, DRIVER_WAY, "cudaMemcpyAsync from pageable memory", "async_pageable",
+                    "", "  (the driver stages it)"))
+        return -1;
+    for (int c = 0; c < sp->counts; c++) {
+        struct stats e = staged_efficiency(b, sp, c);
+        struct stats cpu = way_stats(b, sp, FIRST_STAGED + 2 * c + 1);
+        char label[64], params[192], note[96];
+        snprintf(label, sizeof label, "staged, %d CPU thread%s", sp->threads[c],
+                 sp->threads[c] == 1 ? "" : "s");
+        snprintf(params, sizeof params, "threads=%d;efficiency=%.4f;efficiency_min=%.4f;"
+                 "efficiency_max=%.4f;", sp->threads[c], e.median, e.min, e.max);
+        snprintf(note, sizeof note, "  efficiency %.3f (%.3f-%.3f), CPU alone %.2f ms", e.median,
+                 e.min, e.max, cpu.median);
+        flag_beaten_bound("staged", e);
+        if (staged_line(b, sp, FIRST_STAGED + 2 * c, label, "staged", params, note))
+            return -1;
+        snprintf(params, sizeof params, "threads=%d;", sp->threads[c]);
+        struct csv_row row = {.experiment = "staged", .variant = "cpu_alone",
+                              .direction = "none", .bytes = 2 * sp->p->n * sizeof(unsigned),
+                              .reps = b->reps, .ms = cpu, .params = params};
+        if (csv_write(b->csv, &row))
+            return -1;
+    }
+    if (staged_line(b, sp, GPU_ALONE, "the staged GPU work alone (no CPU copies)", "gpu_alone",
+                    "", "") ||
+        staged_line(b, sp, PINNED_WAY, "data already pinned (the ceiling)", "pinned_only", "",
+                    ""))
+        return -1;
+    /* Where the time goes: the fastest staged run against the two other ways, and what its CPU
+     * copies alone allow. */
+    int best = 0;
+    for (int c = 1; c < sp->counts; c++)
+        if (way_stats(b, sp, FIRST_STAGED + 2 * c).median <
+            way_stats(b, sp, FIRST_STAGED + 2 * best).median)
+            best = c;
+    double staged = way_stats(b, sp, FIRST_STAGED + 2 * best).median;
+    double cpu = way_stats(b, sp, FIRST_STAGED + 2 * best + 1).median;
+    double pinned = way_stats(b, sp, PINNED_WAY).median;
+    printf("  best: %d threads, %.1fx as fast as cudaMemcpyAsync from pageable memory and %.2fx "
+           "the\n  pinned ceiling's throughput; its CPU copies alone took %.2f ms (%.1f GB/s "
+           "copied), so the\n  CPU caps staging here at %.2fx the ceiling\n", sp->threads[best],
+           way_stats(b, sp, DRIVER_WAY).median / staged, pinned / staged, cpu,
+           gbps(2 * sp->p->n * sizeof(unsigned), cpu), pinned / cpu);
+    return 0;
+}
+
+/* Part 5 whole: the staging ring and the pageable data set, every way in turns, the table. */
+static int staged_part(struct bench *b, const struct shape *base, const struct staging *st,
+                       int max_threads)
+{
+    struct shape p = *base;
+    p.buffers = st->slots;
+    struct staged_plan sp = {.staging = st, .p = &p};
+    for (int t = 1; t < max_threads && sp.counts < MAX_THREAD_COUNTS - 1; t *= 2)
+        sp.threads[sp.counts++] = t;
+    sp.threads[sp.counts++] = max_threads;
+    size_t slots = st->slots;
+    char size_text[32];
+    printf("\n5. lecture table 2 in full: %s from pageable memory to pageable results, %zu "
+           "chunks,\n   %zu pinned staging buffers each way, %zu streams, %u iterations, up to %d "
+           "CPU threads\n   (--staged-threads; default one per online CPU); host clock, the ways "
+           "in turns, median\n   of %d; efficiency = max(CPU alone, GPU alone) / staged, rep by "
+           "rep\n", format_bytes(p.n * sizeof(unsigned), size_text, sizeof size_text), p.chunks,
+           slots, p.streams, p.iters, max_threads, b->reps);
+    int rc = -1;
+    sp.ms = samples_alloc((size_t)staged_ways(&sp) * (size_t)b->reps);
+    if (sp.ms)
+        rc = staged_in_turns(b, &sp) || staged_report(b, &sp) ? -1 : 0;
+    free(sp.ms);
+    return rc;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 
 struct settings {
     size_t n, sweep_n;
     int chunks, streams, buffers, iters, sweeps, device;
+    int staged_threads, staged_buffers; /* part 5: the most CPU threads, the staging slots */
     const char *trace;
     size_t ring_buffers, buffer_elems, streams_made; /* what the rig holds */
 };
@@ -812,19 +1045,20 @@ static void size_rig(struct settings *s)
     size_t other_chunk = chunk_plan_make(s->sweep_n, fewest_chunks, 1).max_chunk;
     s->buffer_elems = main_chunk > other_chunk ? main_chunk : other_chunk;
     s->ring_buffers = (size_t)s->buffers > most ? (size_t)s->buffers : most;
+    if ((size_t)s->staged_buffers > s->ring_buffers)
+        s->ring_buffers = (size_t)s->staged_buffers;
     s->streams_made = (size_t)s->streams > most ? (size_t)s->streams : most;
+    if (s->streams_made < 3) /* part 4c's one stream per role */
+        s->streams_made = 3;
 }
 
-/* Every part in turn, on one rig; the first failure ends the run. */
-static int run_parts(struct bench *b, const struct settings *s)
+/* Parts 2 to 5, on the rig and the staging ring. */
+static int run_later_parts(struct bench *b, const struct settings *s,
+                           const struct shape *main_shape, const struct staging *st)
 {
-    struct shape base = {.n = s->n, .chunks = (size_t)s->chunks, .buffers = (size_t)s->buffers,
-                         .streams = (size_t)s->streams, .iters = 1};
-    unsigned balanced = (unsigned)s->iters;
-    if ((balanced == 0 && balanced_iters(b, &base, &balanced)) || regimes(b, &base, balanced))
-        return -1;
-    base.iters = balanced;
-    if (s->trace && timeline(b, &base, s->trace))
+    struct shape base = *main_shape;
+    unsigned balanced = base.iters;
+    if (s->trace && timeline(b, &base, st, s->staged_threads, s->trace))
         return -1;
     struct shape sweep = {.n = s->sweep_n, .chunks = 16, .buffers = 4, .streams = 4,
                           .iters = balanced};
@@ -839,7 +1073,29 @@ static int run_parts(struct bench *b, const struct settings *s)
     struct shape managed = {.n = s->sweep_n, .chunks = MANAGED_CHUNKS,
                             .buffers = (size_t)s->buffers, .streams = (size_t)s->streams,
                             .iters = balanced};
-    return graph_variant(b, &many_small) || managed_variant(b, &managed, s->device) ? -1 : 0;
+    return graph_variant(b, &many_small) || managed_variant(b, &managed, s->device) ||
+                   by_role_variant(b, &base) || staged_part(b, &base, st, s->staged_threads)
+               ? -1
+               : 0;
+}
+
+/* Every part in turn, on one rig; the first failure ends the run. */
+static int run_parts(struct bench *b, const struct settings *s)
+{
+    struct shape base = {.n = s->n, .chunks = (size_t)s->chunks, .buffers = (size_t)s->buffers,
+                         .streams = (size_t)s->streams, .iters = 1};
+    unsigned balanced = (unsigned)s->iters;
+    if ((balanced == 0 && balanced_iters(b, &base, &balanced)) || regimes(b, &base, balanced))
+        return -1;
+    base.iters = balanced;
+    struct staging st; /* the pageable data set and the staging ring of parts 2 and 5 */
+    if (staging_create(&st, (size_t)s->staged_buffers,
+                       chunk_plan_make(base.n, base.chunks, (size_t)s->staged_buffers).max_chunk,
+                       b->rig.h_in, base.n))
+        return -1;
+    int rc = run_later_parts(b, s, &base, &st);
+    staging_destroy(&st);
+    return rc;
 }
 
 static int bench_run(const struct settings *s, int reps, struct csv *csv)
@@ -863,7 +1119,8 @@ int main(int argc, char **argv)
 {
     struct common_args args = {.size = 1u << 30, .size_help = "bytes in the data set",
                                .size_multiple = sizeof(unsigned), .reps = 5};
-    struct settings s = {.chunks = 64, .streams = 8, .buffers = 8, .iters = 0, .sweeps = 1};
+    struct settings s = {.chunks = 64, .streams = 8, .buffers = 8, .iters = 0, .sweeps = 1,
+                         .staged_threads = 0, .staged_buffers = 8};
     size_t sweep_size = 256u << 20;
     int fail_at = 0;
     const struct opt extra[] = {
@@ -877,6 +1134,10 @@ int main(int argc, char **argv)
         {"--trace", OPT_PATH, &s.trace, 0, 0, "PREFIX",
          "write the timeline to PREFIX.json and PREFIX.csv", 0},
         {"--sweeps", OPT_INT, &s.sweeps, 0, 1, "0|1", "run part 3's sweeps", 0},
+        {"--staged-threads", OPT_INT, &s.staged_threads, 0, 256, "T",
+         "part 5's most CPU threads (0: one per online CPU)", 0},
+        {"--staged-buffers", OPT_INT, &s.staged_buffers, 1, MAX_BUFFERS, "B",
+         "part 5's pinned staging buffers each way", 0},
         FAIL_AT_OPTION(&fail_at),
     };
     int rc = cli_parse(argc, argv, summary, &args, extra, sizeof extra / sizeof extra[0]);
@@ -886,6 +1147,10 @@ int main(int argc, char **argv)
     s.n = args.size / sizeof(unsigned);
     s.sweep_n = sweep_size < args.size ? sweep_size / sizeof(unsigned) : s.n;
     s.device = args.device;
+    if (s.staged_threads == 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        s.staged_threads = cpus < 1 ? 1 : cpus > 256 ? 256 : (int)cpus;
+    }
     size_rig(&s);
 
     struct gpu_info gpu;

@@ -38,6 +38,9 @@ cudaError_t rig_create(struct rig *r, size_t n, size_t buffers, size_t buffer_el
         if (!err)
             err = GET("buffer event", &r->buffer_free[b],
                       cudaEventCreateWithFlags(&r->buffer_free[b], cudaEventDisableTiming));
+        if (!err)
+            err = GET("stage event", &r->stage_done[b],
+                      cudaEventCreateWithFlags(&r->stage_done[b], cudaEventDisableTiming));
         if (!err) /* any bits will do, as long as they are not left over from another program */
             err = CUDA_REPORT(cudaMemset(r->d_ring[b], 0, buffer_bytes));
     }
@@ -67,6 +70,8 @@ void rig_destroy(struct rig *r)
             PUT(cudaFree(r->d_ring[b]));
         if (r->buffer_free[b])
             PUT(cudaEventDestroy(r->buffer_free[b]));
+        if (r->stage_done[b])
+            PUT(cudaEventDestroy(r->stage_done[b]));
     }
     for (size_t s = 0; s < MAX_STREAMS; s++) {
         if (r->stream[s]) /* cudaStreamDestroy(NULL) is an error, not a no-op */
@@ -115,8 +120,19 @@ static cudaError_t copy_out(const struct rig *r, const struct chunk *c)
 static const enum stage stages_in_order[] = {COPY_IN, COMPUTE, COPY_OUT};
 enum { N_STAGES = sizeof stages_in_order / sizeof stages_in_order[0] };
 
+/* The stream a stage of chunk k runs in: the chunk's own, or, by role, the stage's. */
+static cudaStream_t stream_of(const struct rig *r, const struct shape *p, enum stage stage,
+                              size_t k)
+{
+    if (!p->by_role)
+        return r->stream[k % p->streams];
+    return r->stream[stage == COPY_IN ? 0 : stage == COMPUTE ? 1 : 2];
+}
+
 /* Issues stage `stage` of chunk k if `stages` holds it. The chunk's first stage waits until its
- * buffer is free: the GPU waits, the host goes on issuing. Its last stage marks the buffer free. */
+ * buffer is free: the GPU waits, the host goes on issuing. Its last stage marks the buffer free.
+ * By role, the chunk's stages are in different streams, so each later stage waits for the one
+ * before it: one more event recorded and waited for per stage. */
 static cudaError_t issue(const struct rig *r, const struct shape *p, const struct chunk_plan *plan,
                          unsigned stages, enum stage stage, size_t k)
 {
@@ -125,10 +141,12 @@ static cudaError_t issue(const struct rig *r, const struct shape *p, const struc
     bool opens_chunk = (stages & (stage - 1u)) == 0;     /* no earlier stage issued */
     bool closes_chunk = (stages & ~(2u * stage - 1)) == 0; /* no later one */
     size_t b = k % plan->buffers;
-    struct chunk c = {.stream = r->stream[k % p->streams], .buffer = r->d_ring[b]};
+    struct chunk c = {.stream = stream_of(r, p, stage, k), .buffer = r->d_ring[b]};
     chunk_bounds(p->n, plan->chunks, k, &c.first, &c.count);
     if (opens_chunk && k >= plan->buffers)
         CUDA_TRY(cudaStreamWaitEvent(c.stream, r->buffer_free[b], 0));
+    if (!opens_chunk && p->by_role)
+        CUDA_TRY(cudaStreamWaitEvent(c.stream, r->stage_done[b], 0));
     if (r->tracing)
         timeline_chunk((unsigned)k);
     cudaError_t err = stage == COPY_IN   ? copy_in(r, &c)
@@ -136,6 +154,8 @@ static cudaError_t issue(const struct rig *r, const struct shape *p, const struc
                                          : copy_out(r, &c);
     if (!err && closes_chunk)
         err = CUDA_REPORT(cudaEventRecord(r->buffer_free[b], c.stream));
+    else if (!err && p->by_role)
+        err = CUDA_REPORT(cudaEventRecord(r->stage_done[b], c.stream));
     return err;
 }
 
@@ -185,6 +205,22 @@ cudaError_t pipeline_enqueue(const struct rig *r, const struct shape *p, unsigne
                 err = issue(r, p, &plan, stages, stages_in_order[i], k);
     }
     return err ? err : fan_in(r, p->streams);
+}
+
+cudaError_t pipeline_sync(const struct rig *r, const struct shape *p, const unsigned *in,
+                          unsigned *out)
+{
+    struct chunk_plan plan = chunk_plan_make(p->n, p->chunks, 1);
+    for (size_t k = 0; k < plan.chunks; k++) {
+        size_t first, count;
+        chunk_bounds(p->n, plan.chunks, k, &first, &count);
+        CUDA_TRY(cudaMemcpy(r->d_ring[0], in + first, count * sizeof(unsigned),
+                            cudaMemcpyHostToDevice));
+        CUDA_TRY(launch_work(r->d_ring[0], count, p->iters, r->map, 0));
+        CUDA_TRY(cudaMemcpy(out + first, r->d_ring[0], count * sizeof(unsigned),
+                            cudaMemcpyDeviceToHost));
+    }
+    return cudaSuccess;
 }
 
 cudaError_t pipeline_time(const struct rig *r, const struct shape *p, unsigned stages,

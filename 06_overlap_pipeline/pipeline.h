@@ -46,6 +46,9 @@ struct shape {
     unsigned iters;            /* the kernel's work per element */
     bool breadth_first;        /* issue order: all copies in of a wave of B chunks, then all
                                   kernels, then all copies out; else chunk by chunk */
+    bool by_role;              /* lecture table 2's layout: stream 0 copies in, stream 1
+                                  computes, stream 2 copies out, events between a chunk's stages;
+                                  else chunk k in stream k mod S. Needs streams = 3. */
 };
 
 /* The stages a run issues: all of them, or some, to time the pipeline without one kind of work. */
@@ -58,6 +61,7 @@ struct rig {
     size_t buffers, buffer_elems, streams;
     cudaStream_t stream[MAX_STREAMS];     /* non-blocking */
     cudaEvent_t buffer_free[MAX_BUFFERS]; /* recorded when a buffer's chunk is done with it */
+    cudaEvent_t stage_done[MAX_BUFFERS];  /* by role: a buffer's chunk is through a stage */
     cudaEvent_t joined[MAX_STREAMS];      /* fork and join of the streams */
     cudaEvent_t start, stop;              /* bracket a timed run in stream 0 */
     struct affine map;                    /* what the kernel does to each element */
@@ -82,6 +86,11 @@ cudaError_t clock_stop(const struct rig *r, double *ms);
 
 /* Issues the `stages` of every chunk, forked from and joined into stream 0. */
 cudaError_t pipeline_enqueue(const struct rig *r, const struct shape *p, unsigned stages);
+
+/* Lesson 01's way: chunk by chunk through device buffer 0 with blocking copies from `in` to
+ * `out` (pageable memory), everything in the legacy default stream. */
+cudaError_t pipeline_sync(const struct rig *r, const struct shape *p, const unsigned *in,
+                          unsigned *out);
 
 /* One run, timed with events on the GPU: *ms from the first operation to the last. */
 cudaError_t pipeline_time(const struct rig *r, const struct shape *p, unsigned stages,

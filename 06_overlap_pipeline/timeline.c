@@ -20,8 +20,16 @@ typedef CUpti_ActivityKernel9 kernel_record;
 typedef CUpti_ActivityMemcpy5 memcpy_record;
 #endif
 
-enum row { ROW_H2D, ROW_KERNEL, ROW_D2H, N_ROWS };
-static const char *const row_names[N_ROWS] = {"H2D copies", "kernels", "D2H copies"};
+enum row { ROW_H2D, ROW_KERNEL, ROW_D2H, N_ROWS, ROW_PREPARE = N_ROWS, ROW_PROCESS, ALL_ROWS };
+static const char *const row_names[ALL_ROWS] = {"H2D copies", "kernels", "D2H copies",
+                                                "CPU prepare", "CPU process"};
+enum { CPU_TID = 10 }; /* the trace's thread ids of CPU threads: 10, 11, ... */
+
+struct cpu_span { /* CPU work, on CUPTI's clock */
+    enum row row;
+    unsigned run, thread, chunk;
+    uint64_t start, end, bytes;
+};
 
 struct operation {
     enum row row;
@@ -42,8 +50,11 @@ static struct timeline {
     size_t n_log, cap_log;
     const char *runs[MAX_RUNS];
     unsigned n_runs;
+    struct cpu_span *cpu;
+    size_t n_cpu, cap_cpu;
+    pthread_mutex_t cpu_lock; /* CPU spans come from the worker threads */
     bool lost; /* a record or a note that could not be kept */
-} tl;
+} tl = {.cpu_lock = PTHREAD_MUTEX_INITIALIZER};
 
 static int cupti_failed(CUptiResult result, const char *expr)
 {
@@ -200,9 +211,29 @@ int timeline_run(const char *name)
 int timeline_discard(void)
 {
     CUPTI_TRY(cuptiActivityFlushAll(1));
-    tl.n_ops = tl.n_log = 0;
+    tl.n_ops = tl.n_log = tl.n_cpu = 0;
     tl.n_runs = 0;
     return 0;
+}
+
+unsigned long long timeline_now(void)
+{
+    uint64_t now = 0;
+    cuptiGetTimestamp(&now);
+    return now;
+}
+
+void timeline_cpu(bool prepare, unsigned thread, unsigned chunk, unsigned long long start,
+                  unsigned long long end, unsigned long long bytes)
+{
+    pthread_mutex_lock(&tl.cpu_lock);
+    if (!tl.recording || tl.n_runs == 0 ||
+        !reserve((void **)&tl.cpu, &tl.cap_cpu, tl.n_cpu, sizeof *tl.cpu))
+        tl.lost = true;
+    else
+        tl.cpu[tl.n_cpu++] = (struct cpu_span){prepare ? ROW_PREPARE : ROW_PROCESS,
+                                               tl.n_runs - 1, thread, chunk, start, end, bytes};
+    pthread_mutex_unlock(&tl.cpu_lock);
 }
 
 /* CUPTI numbers every CUDA call in the order it is made (its correlation id), and each copy and
@@ -243,7 +274,8 @@ void timeline_stop(void)
     pool_empty(); /* the flush handed every buffer back */
     free(tl.ops);
     free(tl.log);
-    tl = (struct timeline){.lost = false};
+    free(tl.cpu);
+    tl = (struct timeline){.cpu_lock = PTHREAD_MUTEX_INITIALIZER};
 }
 
 /* Pairs the records with the log: false after saying why they cannot be paired. */
@@ -272,6 +304,33 @@ static void write_run_names(FILE *json)
             fprintf(json, ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %u, "
                           "\"tid\": %d, \"args\": {\"name\": \"%s\"}}", r + 1, row + 1,
                     row_names[row]);
+        unsigned threads = 0;
+        for (size_t i = 0; i < tl.n_cpu; i++)
+            if (tl.cpu[i].run == r && tl.cpu[i].thread + 1 > threads)
+                threads = tl.cpu[i].thread + 1;
+        for (unsigned t = 0; t < threads; t++)
+            fprintf(json, ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %u, "
+                          "\"tid\": %u, \"args\": {\"name\": \"CPU thread %u\"}}", r + 1,
+                    CPU_TID + t, t);
+    }
+}
+
+/* The CPU's spans of work, in both files, on the GPU operations' time axis. */
+static void write_cpu_spans(FILE *json, FILE *csv, const uint64_t origin[MAX_RUNS])
+{
+    for (size_t i = 0; i < tl.n_cpu; i++) {
+        const struct cpu_span *c = &tl.cpu[i];
+        double start_us = ((double)c->start - (double)origin[c->run]) / 1e3;
+        double duration_us = (double)(c->end - c->start) / 1e3;
+        const char *what = c->row == ROW_PREPARE ? "prepare" : "process";
+        fprintf(json, ",\n{\"name\": \"%s chunk %u\", \"cat\": \"cpu\", \"ph\": \"X\", "
+                      "\"pid\": %u, \"tid\": %u, \"ts\": %.3f, \"dur\": %.3f, "
+                      "\"args\": {\"chunk\": %u, \"thread\": %u, \"bytes\": %llu}}",
+                what, c->chunk, c->run + 1, CPU_TID + c->thread, start_us, duration_us,
+                c->chunk, c->thread, (unsigned long long)c->bytes);
+        csv_field(csv, tl.runs[c->run]);
+        fprintf(csv, ",%s,%u,%u,%.3f,%.3f,%llu\n", row_names[c->row], c->chunk, c->thread,
+                start_us, duration_us, (unsigned long long)c->bytes);
     }
 }
 
@@ -285,6 +344,9 @@ static void write_operations(FILE *json, FILE *csv)
     for (size_t i = 0; i < tl.n_ops; i++)
         if (tl.ops[i].start < origin[tl.log[i].run])
             origin[tl.log[i].run] = tl.ops[i].start;
+    for (size_t i = 0; i < tl.n_cpu; i++) /* a staged run starts on the CPU */
+        if (tl.cpu[i].start < origin[tl.cpu[i].run])
+            origin[tl.cpu[i].run] = tl.cpu[i].start;
     fprintf(csv, "run,row,chunk,stream,start_us,duration_us,bytes\n");
     for (size_t i = 0; i < tl.n_ops; i++) {
         const struct operation *op = &tl.ops[i];
@@ -301,6 +363,7 @@ static void write_operations(FILE *json, FILE *csv)
         fprintf(csv, ",%s,%u,%u,%.3f,%.3f,%llu\n", row_names[op->row], chunk, op->stream,
                 start_us, duration_us, (unsigned long long)op->bytes);
     }
+    write_cpu_spans(json, csv, origin);
 }
 
 struct edge { /* an operation's start (+1) or end (-1) */
@@ -318,7 +381,7 @@ static int compare_edges(const void *a, const void *b)
 /* Walks run `run`'s starts and ends in time order, counting what is running in each row. */
 static int measure_busy(unsigned run, struct busy_time *busy)
 {
-    struct edge *edges = malloc(2 * tl.n_ops * sizeof *edges);
+    struct edge *edges = malloc(2 * (tl.n_ops + tl.n_cpu) * sizeof *edges);
     if (!edges)
         return -1;
     size_t n = 0;
@@ -328,20 +391,31 @@ static int measure_busy(unsigned run, struct busy_time *busy)
         edges[n++] = (struct edge){tl.ops[i].start, tl.ops[i].row, +1};
         edges[n++] = (struct edge){tl.ops[i].end, tl.ops[i].row, -1};
     }
+    for (size_t i = 0; i < tl.n_cpu; i++) {
+        if (tl.cpu[i].run != run)
+            continue;
+        edges[n++] = (struct edge){tl.cpu[i].start, tl.cpu[i].row, +1};
+        edges[n++] = (struct edge){tl.cpu[i].end, tl.cpu[i].row, -1};
+    }
     qsort(edges, n, sizeof *edges, compare_edges);
-    double row_ns[N_ROWS] = {0}, all_ns = 0;
-    int running[N_ROWS] = {0};
+    double row_ns[N_ROWS] = {0}, all_ns = 0, cpu_ns = 0, four_ns = 0;
+    int running[ALL_ROWS] = {0};
     for (size_t e = 0; e + 1 < n; e++) {
         running[edges[e].row] += edges[e].step;
         double ns = (double)(edges[e + 1].at - edges[e].at);
         for (int r = 0; r < N_ROWS; r++)
             row_ns[r] += running[r] > 0 ? ns : 0;
-        all_ns += running[ROW_H2D] > 0 && running[ROW_KERNEL] > 0 && running[ROW_D2H] > 0 ? ns : 0;
+        bool gpu = running[ROW_H2D] > 0 && running[ROW_KERNEL] > 0 && running[ROW_D2H] > 0;
+        bool cpu = running[ROW_PREPARE] + running[ROW_PROCESS] > 0;
+        all_ns += gpu ? ns : 0;
+        cpu_ns += cpu ? ns : 0;
+        four_ns += gpu && cpu ? ns : 0;
     }
     *busy = (struct busy_time){.span_ms = n ? (double)(edges[n - 1].at - edges[0].at) / 1e6 : 0,
                                .h2d_ms = row_ns[ROW_H2D] / 1e6,
                                .kernels_ms = row_ns[ROW_KERNEL] / 1e6,
-                               .d2h_ms = row_ns[ROW_D2H] / 1e6, .all_three_ms = all_ns / 1e6};
+                               .d2h_ms = row_ns[ROW_D2H] / 1e6, .all_three_ms = all_ns / 1e6,
+                               .cpu_ms = cpu_ns / 1e6, .all_four_ms = four_ns / 1e6};
     free(edges);
     return 0;
 }
@@ -405,6 +479,17 @@ int timeline_run(const char *name)
 void timeline_chunk(unsigned chunk)
 {
     (void)chunk;
+}
+
+unsigned long long timeline_now(void)
+{
+    return 0;
+}
+
+void timeline_cpu(bool prepare, unsigned thread, unsigned chunk, unsigned long long start,
+                  unsigned long long end, unsigned long long bytes)
+{
+    (void)prepare, (void)thread, (void)chunk, (void)start, (void)end, (void)bytes;
 }
 
 int timeline_discard(void)

@@ -19,7 +19,7 @@ COLUMNS = ("lesson,experiment,variant,direction,bytes,reps,median_ms,min_ms,max_
 TRACE_COLUMNS = "run,row,chunk,stream,start_us,duration_us,bytes".split(",")
 TRACE_SUFFIX = "_trace.csv"  # lesson 06's timeline, written beside its results
 NUMERIC = {"bytes": int, "reps": int, "median_ms": float, "min_ms": float, "max_ms": float}
-TRACE_ROWS = ("H2D copies", "kernels", "D2H copies")
+TRACE_ROWS = ("H2D copies", "kernels", "D2H copies", "CPU prepare", "CPU process")
 
 # PCIe transfer rate per lane in GT/s and the line code's efficiency, by generation.
 PCIE = {1: (2.5, 8 / 10), 2: (5.0, 8 / 10), 3: (8.0, 128 / 130), 4: (16.0, 128 / 130),
@@ -314,7 +314,8 @@ def plot_phases(plt, result_set, out):
 # ------------------------------------------------------------------------- pipeline (06)
 
 BUSY = (("h2d_busy", "H2D copies"), ("kernels_busy", "kernels"), ("d2h_busy", "D2H copies"),
-        ("all_three_busy", "all three at once"))
+        ("all_three_busy", "all three at once"), ("cpu_busy", "CPU copying"),
+        ("all_four_busy", "all four at once"))
 
 
 def busy_shares(result_set):
@@ -356,15 +357,17 @@ def plot_timeline(plt, result_set, out):
     gantt = [fig.add_subplot(grid[0])]
     gantt += [fig.add_subplot(grid[i], sharex=gantt[0]) for i in range(1, len(runs))]
     for ax, run in zip(gantt, runs):
-        for y, row in enumerate(TRACE_ROWS):
+        rows = [row for row in TRACE_ROWS
+                if any(op["run"] == run and op["row"] == row for op in result_set.trace)]
+        for y, row in enumerate(rows):
             ops = [op for op in result_set.trace if op["run"] == run and op["row"] == row]
             ax.broken_barh([(op["start_ms"], op["duration_ms"]) for op in ops], (y - 0.4, 0.8),
                            facecolors=[cmap(op["chunk"] / max(chunks - 1, 1)) for op in ops],
                            edgecolor="white", linewidth=0.3)
         end = max(op["start_ms"] + op["duration_ms"] for op in result_set.trace
                   if op["run"] == run)
-        ax.set_yticks(range(len(TRACE_ROWS)))
-        ax.set_yticklabels(TRACE_ROWS)
+        ax.set_yticks(range(len(rows)))
+        ax.set_yticklabels(rows)
         ax.invert_yaxis()
         ax.set_title(f"{run}: {end:.1f} ms", loc="left", fontsize=11)
         ax.grid(True, axis="x", alpha=0.3)
@@ -452,6 +455,41 @@ def plot_intensity(plt, result_set, out):
 
 # ------------------------------------------------------------------------ across GPUs
 
+def plot_staged(plt, result_set, out):
+    """Lesson 06 part 5: data in pageable memory through pinned staging buffers, throughput by
+    CPU threads, against the driver's own path and data already pinned."""
+    rows = result_set.select(lesson="06_overlap_pipeline", experiment="staged")
+    staged = sorted((r["params"]["threads"], r) for r in rows if r["variant"] == "staged")
+    if not staged:
+        return None
+    cpu = sorted((r["params"]["threads"], r) for r in rows if r["variant"] == "cpu_alone")
+    fig, ax = plt.subplots(figsize=(10, 5.5))
+    threads = [int(t) for t, _ in staged]
+    ax.plot(threads, [r["gbps"] for _, r in staged], marker="o", label="staged pipeline")
+    ax.plot([t for t, _ in cpu], [r["bytes"] / r["median_ms"] / 1e6 for _, r in cpu],
+            marker="s", linestyle="--", label="its CPU copies alone (no GPU)")
+    lines = (("pinned_only", "data already pinned (the ceiling)", "black", ":"),
+             ("gpu_alone", "its GPU work alone (no CPU copies)", "grey", "-."),
+             ("async_pageable", "cudaMemcpyAsync from pageable memory", "tab:red", "--"),
+             ("sync_pageable", "lesson 01's way", "tab:brown", ":"))
+    for variant, label, colour, style in lines:
+        for r in rows:
+            if r["variant"] == variant:
+                ax.axhline(r["gbps"], color=colour, linestyle=style, linewidth=1.2,
+                           label=f"{label}: {r['gbps']:.1f} GB/s")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(threads)
+    ax.set_xticklabels([str(t) for t in threads])
+    ax.set_xlabel("CPU threads copying into and out of the staging buffers")
+    ax.set_ylabel("GB/s in and out (1 GB = 1e9 bytes)")
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="upper left", fontsize=9)
+    ax.set_title(result_set.title("06 part 5: the data in pageable memory, staged by the CPU "
+                                  "(median, host clock)"))
+    return save(plt, fig, out / result_set.slug / "staged_06")
+
+
 def plot_bandwidth_comparison(plt, result_sets, out):
     """Every GPU's sweeps on one figure: one series per GPU, memory kind and direction."""
     fig, ax = plt.subplots(figsize=(14, 6.5))
@@ -534,7 +572,7 @@ def main():
     written = []
     for result_set in result_sets:
         for figure in (plot_bandwidth, plot_alignment, plot_phases, plot_timeline,
-                       plot_efficiency_heatmap, plot_intensity):
+                       plot_efficiency_heatmap, plot_intensity, plot_staged):
             written.append(figure(plt, result_set, args.out))
     written.append(plot_bandwidth_comparison(plt, result_sets, args.out))
     written.append(plot_pipeline_comparison(plt, result_sets, args.out))

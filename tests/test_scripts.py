@@ -46,8 +46,8 @@ REFERENCE = ROOT / "results" / "reference"
 def test_reference_results_draw_every_figure(tmp_path):
     result = plots(REFERENCE, tmp_path)
     skip_without_matplotlib(result)
-    # bandwidth, alignment, phases, timeline, efficiency, intensity, and the two comparisons
-    assert result.returncode == 0 and len(pngs(tmp_path)) == 8, result.stderr[-400:]
+    # bandwidth, alignment, phases, timeline, efficiency, intensity, staged, the two comparisons
+    assert result.returncode == 0 and len(pngs(tmp_path)) == 9, result.stderr[-400:]
 
 
 def test_two_gpus_draw_their_figures_and_the_comparisons(tmp_path):
@@ -59,7 +59,7 @@ def test_two_gpus_draw_their_figures_and_the_comparisons(tmp_path):
         meta.write_text(re.sub(r"(?m)^gpu: .*", f"gpu: {gpu}", meta.read_text()))
     result = plots(tmp_path / "two", tmp_path / "out")
     skip_without_matplotlib(result)
-    assert result.returncode == 0 and len(pngs(tmp_path / "out")) == 14, result.stderr[-400:]
+    assert result.returncode == 0 and len(pngs(tmp_path / "out")) == 16, result.stderr[-400:]
     assert "compare/pipeline.png" in result.stdout
 
 

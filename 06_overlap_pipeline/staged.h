@@ -1,0 +1,47 @@
+/*
+ * staged.h - lecture table 2 in full: data in ordinary (pageable) memory streamed through the GPU
+ * by a ring of pinned staging buffers, with the CPU copying into and out of them on T threads
+ * while the GPU works: the "CPU Work" column (Prepare B, Process A Result).
+ *
+ * Chunk k uses staging slot k mod B (an input and an output buffer in pinned memory, and device
+ * buffer b of the rig) and stream k mod S. Its life:
+ *
+ *   prepare    T threads copy the chunk from the data set into the slot's input buffer,
+ *              once the slot's previous chunk has been copied in (its H2D event);
+ *   GPU        H2D, kernel, D2H into the slot's output buffer, issued once the chunk is
+ *              prepared and the slot's previous result has been processed;
+ *   process    T threads copy the result from the output buffer to the results, once its
+ *              D2H event has completed.
+ *
+ * One thread, the caller's, issues the GPU work and hands out the CPU work; it polls events and
+ * never calls CUDA from a worker or a callback. Every function returns 0, or -1 after saying why.
+ */
+#ifndef STAGED_H
+#define STAGED_H
+
+#include "pipeline.h"
+
+/* What a staged run does: both kinds of work, or one, to time its bound. */
+enum staged_work { CPU_WORK = 1, GPU_WORK = 2, ALL_WORK = CPU_WORK | GPU_WORK };
+
+/* The pinned staging ring, its events, and the data set in pageable memory. */
+struct staging {
+    unsigned *in[MAX_BUFFERS], *out[MAX_BUFFERS]; /* pinned, slot_elems each */
+    cudaEvent_t copied_in[MAX_BUFFERS], copied_out[MAX_BUFFERS];
+    size_t slots, slot_elems;
+    unsigned *data, *results; /* pageable (malloc), every page touched */
+};
+
+/* Acquires the ring (through ACQUIRE, for --fail-at) and the pageable data set of n elements, a
+ * copy of `in`. On failure, releases what it acquired and zeroes *s. */
+int staging_create(struct staging *s, size_t slots, size_t slot_elems, const unsigned *in,
+                   size_t n);
+void staging_destroy(struct staging *s);
+
+/* One staged run of shape p (its chunks, streams and iterations; p->buffers is ignored: the
+ * ring's slots are the buffers) with `threads` CPU threads, timed on the host clock from the
+ * first copy to the last result stored. */
+int staged_run(const struct rig *r, const struct staging *s, const struct shape *p,
+               int threads, enum staged_work work, double *ms);
+
+#endif /* STAGED_H */
