@@ -53,6 +53,7 @@ int staging_create(struct staging *s, size_t slots, size_t slot_elems, const uns
 
 void staging_destroy(struct staging *s)
 {
+    CUDA_REPORT(cudaDeviceSynchronize()); /* after an error, a copy may still use the ring */
     for (size_t b = 0; b < MAX_BUFFERS; b++) {
         void *buffers[2] = {s->in[b], s->out[b]};
         cudaEvent_t events[2] = {s->copied_in[b], s->copied_out[b]};
@@ -98,12 +99,13 @@ struct crew {
 struct worker_arg {
     struct crew *crew;
     unsigned index;
+    double copying_ms; /* host clock: this thread's copies, summed */
 };
 
 static void *worker(void *arg)
 {
-    struct crew *c = ((struct worker_arg *)arg)->crew;
-    unsigned index = ((struct worker_arg *)arg)->index;
+    struct worker_arg *self = arg;
+    struct crew *c = self->crew;
     pthread_mutex_lock(&c->lock);
     for (;;) {
         while (c->head == c->tail && !c->stopping)
@@ -113,12 +115,14 @@ static void *worker(void *arg)
         struct piece p = c->queue[c->head++ % c->capacity];
         pthread_mutex_unlock(&c->lock);
         unsigned long long start = c->tracing ? timeline_now() : 0;
+        double t0 = host_ms();
         nvtxRangePushA(p.kind == PREPARE ? "prepare" : "process"); /* for Nsight Systems users */
         memcpy(p.dst, p.src, p.bytes);
         nvtxRangePop();
+        self->copying_ms += host_ms() - t0;
         if (c->tracing)
-            timeline_cpu(p.kind == PREPARE, index, (unsigned)p.chunk, start, timeline_now(),
-                         p.bytes);
+            timeline_cpu(p.kind == PREPARE, self->index, (unsigned)p.chunk, start,
+                         timeline_now(), p.bytes);
         pthread_mutex_lock(&c->lock);
         if (--c->left[p.kind][p.chunk] == 0)
             pthread_cond_signal(&c->progress);
@@ -218,9 +222,14 @@ static int step(struct run *run, bool *moved)
     /* Prepare: the slot's input buffer is free once its previous chunk was copied in. */
     while (run->prepared < chunks) {
         size_t k = run->prepared;
-        if (k >= slots && (k - slots >= run->issued ||
-                           event_done(run, run->s->copied_in[k % slots], &done) || !done))
-            break;
+        if (k >= slots) {
+            if (k - slots >= run->issued)
+                break;
+            if (event_done(run, run->s->copied_in[k % slots], &done))
+                return -1;
+            if (!done)
+                break;
+        }
         start_copy(run, PREPARE, k);
         run->prepared++, *moved = true;
     }
@@ -254,7 +263,7 @@ static int step(struct run *run, bool *moved)
 static void wait_a_little(struct crew *c)
 {
     struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
+    clock_gettime(CLOCK_MONOTONIC, &until); /* the clock `progress` was created with */
     until.tv_nsec += 50 * 1000;
     if (until.tv_nsec >= 1000000000L)
         until.tv_sec++, until.tv_nsec -= 1000000000L;
@@ -292,7 +301,7 @@ static void crew_stop(struct crew *c, pthread_t *workers, int started)
 }
 
 int staged_run(const struct rig *r, const struct staging *s, const struct shape *p,
-               int threads, enum staged_work work, double *ms)
+               int threads, enum staged_work work, struct staged_time *time)
 {
     struct run run = {.r = r, .s = s, .p = p, .plan = chunk_plan_make(p->n, p->chunks, s->slots),
                       .pieces = (size_t)threads, .work = work};
@@ -307,12 +316,16 @@ int staged_run(const struct rig *r, const struct staging *s, const struct shape 
         fprintf(stderr, "%s: out of host memory for a staged run\n", program_name);
         goto out_free;
     }
+    pthread_condattr_t monotonic;
+    pthread_condattr_init(&monotonic);
+    pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
     pthread_mutex_init(&c.lock, NULL);
     pthread_cond_init(&c.work, NULL);
-    pthread_cond_init(&c.progress, NULL);
+    pthread_cond_init(&c.progress, &monotonic);
+    pthread_condattr_destroy(&monotonic);
     run.crew = &c;
     for (int t = 0; t < threads; t++)
-        args[t] = (struct worker_arg){&c, (unsigned)t};
+        args[t] = (struct worker_arg){&c, (unsigned)t, 0};
     while ((work & CPU_WORK) && started < threads &&
            pthread_create(&workers[started], NULL, worker, &args[started]) == 0)
         started++;
@@ -322,9 +335,14 @@ int staged_run(const struct rig *r, const struct staging *s, const struct shape 
     } else {
         double t0 = host_ms();
         rc = drive(&run);
-        *ms = host_ms() - t0;
+        time->ms = host_ms() - t0;
     }
     crew_stop(&c, workers, started);
+    /* Each thread copied only between the two readings of the clock above, so this average can
+     * never exceed the run's time. */
+    time->copying_ms = 0;
+    for (int t = 0; t < started; t++)
+        time->copying_ms += args[t].copying_ms / started;
     pthread_cond_destroy(&c.progress);
     pthread_cond_destroy(&c.work);
     pthread_mutex_destroy(&c.lock);

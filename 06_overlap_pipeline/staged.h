@@ -38,10 +38,16 @@ int staging_create(struct staging *s, size_t slots, size_t slot_elems, const uns
                    size_t n);
 void staging_destroy(struct staging *s);
 
+/* What a staged run took, on the host clock: from the first copy to the last result stored
+ * (ms), and the CPU's copying inside that time, summed over its threads and divided by their
+ * number (copying_ms, 0 without CPU work): never more than ms. */
+struct staged_time {
+    double ms, copying_ms;
+};
+
 /* One staged run of shape p (its chunks, streams and iterations; p->buffers is ignored: the
- * ring's slots are the buffers) with `threads` CPU threads, timed on the host clock from the
- * first copy to the last result stored. */
+ * ring's slots are the buffers) with `threads` CPU threads. */
 int staged_run(const struct rig *r, const struct staging *s, const struct shape *p,
-               int threads, enum staged_work work, double *ms);
+               int threads, enum staged_work work, struct staged_time *time);
 
 #endif /* STAGED_H */

@@ -2,13 +2,13 @@
  * timeline.h - what the GPU did and when, without Nsight: CUPTI's activity API records every copy
  * and kernel with its start and end on the GPU, as Nsight Systems shows them.
  *
- *   timeline_start();                       begin recording
- *   timeline_run("pipelined");              the operations enqueued from now on belong to this run
- *   timeline_chunk(k); cudaMemcpyAsync(...)  note each copy or kernel's chunk just before issuing it
- *   timeline_cpu(...)                       a span of CPU work (lesson 06's staged run), timed with
- *                                           timeline_now(), on the same clock as the GPU's records
- *   timeline_write("results/x_trace");      x_trace.json (Chrome trace-event format, for Perfetto
- *                                           or chrome://tracing) and x_trace.csv (for the plots)
+ *   timeline_start();                   begin recording
+ *   timeline_run("pipelined");          the operations enqueued from now on belong to this run
+ *   timeline_chunk(k); cudaMemcpy...    note each copy or kernel's chunk just before issuing it
+ *   timeline_cpu(...)                   a span of CPU work (lesson 06's staged run), timed with
+ *                                       timeline_now(), on the same clock as the GPU's records
+ *   timeline_write("results/x_trace");  x_trace.json (Chrome trace-event format, for Perfetto
+ *                                       or chrome://tracing) and x_trace.csv (for the plots)
  *
  * Built without CUPTI (the Makefile looks for it in the toolkit), every call says so once and
  * records nothing.

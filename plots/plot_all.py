@@ -453,8 +453,6 @@ def plot_intensity(plt, result_set, out):
     return save(plt, fig, out / result_set.slug / "intensity_06")
 
 
-# ------------------------------------------------------------------------ across GPUs
-
 def plot_staged(plt, result_set, out):
     """Lesson 06 part 5: data in pageable memory through pinned staging buffers, throughput by
     CPU threads, against the driver's own path and data already pinned."""
@@ -462,12 +460,14 @@ def plot_staged(plt, result_set, out):
     staged = sorted((r["params"]["threads"], r) for r in rows if r["variant"] == "staged")
     if not staged:
         return None
-    cpu = sorted((r["params"]["threads"], r) for r in rows if r["variant"] == "cpu_alone")
     fig, ax = plt.subplots(figsize=(10, 5.5))
     threads = [int(t) for t, _ in staged]
     ax.plot(threads, [r["gbps"] for _, r in staged], marker="o", label="staged pipeline")
-    ax.plot([t for t, _ in cpu], [r["bytes"] / r["median_ms"] / 1e6 for _, r in cpu],
-            marker="s", linestyle="--", label="its CPU copies alone (no GPU)")
+    for variant, label, marker in (("cpu_alone", "its CPU copies alone (no GPU)", "s"),
+                                   ("cpu_inside", "its CPU copies inside the staged run", "^")):
+        cpu = sorted((r["params"]["threads"], r) for r in rows if r["variant"] == variant)
+        ax.plot([t for t, _ in cpu], [r["bytes"] / r["median_ms"] / 1e6 for _, r in cpu],
+                marker=marker, linestyle="--", label=label)
     lines = (("pinned_only", "data already pinned (the ceiling)", "black", ":"),
              ("gpu_alone", "its GPU work alone (no CPU copies)", "grey", "-."),
              ("async_pageable", "cudaMemcpyAsync from pageable memory", "tab:red", "--"),
@@ -489,6 +489,8 @@ def plot_staged(plt, result_set, out):
                                   "(median, host clock)"))
     return save(plt, fig, out / result_set.slug / "staged_06")
 
+
+# ------------------------------------------------------------------------ across GPUs
 
 def plot_bandwidth_comparison(plt, result_sets, out):
     """Every GPU's sweeps on one figure: one series per GPU, memory kind and direction."""

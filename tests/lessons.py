@@ -38,8 +38,8 @@ CSV_ROWS = {
     "04_pinned_memory": 227,
     "05_raii_style_c": 4,  # sync, async, CPU work, final wait
     # 3 regimes x 6, sweep 7 chunk counts x 5 stream counts x 4, intensity 4 x 4, graph 5,
-    # managed 4, by role 2 layouts x 4, staged 4 + 2 thread counts x 2
-    "06_overlap_pipeline": 199,
+    # managed 4, by role 2 layouts x 4, staged 4 + 2 thread counts x 3
+    "06_overlap_pipeline": 201,
 }
 BATCH_CALL_ROWS = 4  # 04, where the toolkit or the driver lacks cudaMemcpyBatchAsync
 ADVISED_PREFETCHED_ROWS = 2  # 06, where the GPU cannot advise or prefetch managed memory
