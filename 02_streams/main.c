@@ -341,14 +341,35 @@ static void default_stream_barrier(int reps, double *samples, unsigned long long
 
 static const unsigned long long filler_ns = 100 * 1000, urgent_ns = 10 * 1000;
 
-static double urgent_latency(cudaStream_t background, cudaStream_t urgent, unsigned filler_blocks,
-                             unsigned long long *d_elapsed, cudaEvent_t start, cudaEvent_t stop)
+/* The filler's blocks: as many threads each as lets whole blocks take every thread slot of an
+ * SM (2 of 1024 where an SM holds 2048 threads, 2 of 768 where it holds 1536), so that the
+ * urgent kernel cannot squeeze in beside them and must wait for a filler block to finish. */
+struct filler {
+    unsigned threads, blocks_per_sm, blocks;
+};
+
+static struct filler filler_for(const struct gpu_info *gpu, int waves)
 {
-    CUDA_CHECK(cudaMemset(d_elapsed, 0, (filler_blocks + 1) * sizeof *d_elapsed));
+    int sm_threads, block_threads, per_sm;
+    CUDA_CHECK(cudaDeviceGetAttribute(&sm_threads, cudaDevAttrMaxThreadsPerMultiProcessor,
+                                      gpu->device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&block_threads, cudaDevAttrMaxThreadsPerBlock, gpu->device));
+    int blocks_to_fill = (sm_threads + block_threads - 1) / block_threads;
+    struct filler f = {.threads = (unsigned)(sm_threads / blocks_to_fill / 32 * 32)};
+    CUDA_CHECK(spin_blocks_per_sm(f.threads, &per_sm));
+    f.blocks_per_sm = (unsigned)per_sm;
+    f.blocks = (unsigned)gpu->multiprocessors * f.blocks_per_sm * (unsigned)waves;
+    return f;
+}
+
+static double urgent_latency(cudaStream_t background, cudaStream_t urgent,
+                             const struct filler *filler, unsigned long long *d_elapsed,
+                             cudaEvent_t start, cudaEvent_t stop)
+{
+    CUDA_CHECK(cudaMemset(d_elapsed, 0, (filler->blocks + 1) * sizeof *d_elapsed));
     CUDA_CHECK(cudaDeviceSynchronize());
-    /* 1024-thread blocks: two fill an SM's 2048 thread slots, so the urgent kernel cannot
-     * squeeze in beside them and must wait for a filler block to finish. */
-    CUDA_CHECK(launch_spin(filler_ns, filler_blocks, 1024, d_elapsed + 1, background));
+    CUDA_CHECK(launch_spin(filler_ns, filler->blocks, filler->threads, d_elapsed + 1,
+                           background));
     double t0 = host_ms();
     while (host_ms() - t0 < 0.2) /* let the filler reach every SM first */
         ;
@@ -357,7 +378,7 @@ static double urgent_latency(cudaStream_t background, cudaStream_t urgent, unsig
     CUDA_CHECK(cudaEventRecord(stop, urgent));
     CUDA_CHECK(cudaDeviceSynchronize());
     verify_spins(d_elapsed, 1, urgent_ns, "urgent kernel");
-    verify_spins(d_elapsed + 1, filler_blocks, filler_ns, "filler kernel");
+    verify_spins(d_elapsed + 1, filler->blocks, filler_ns, "filler kernel");
     float ms;
     CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
     return ms;
@@ -375,28 +396,31 @@ static void stream_priorities(const struct gpu_info *gpu, int reps, double *samp
     cudaEvent_t start, stop;
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
-    const unsigned filler_blocks = (unsigned)gpu->multiprocessors * 2 * 10; /* ten waves */
+    const int waves = 10;
+    const struct filler filler = filler_for(gpu, waves);
     unsigned long long *d_elapsed;
-    CUDA_CHECK(cudaMalloc((void **)&d_elapsed, (filler_blocks + 1) * sizeof *d_elapsed));
+    CUDA_CHECK(cudaMalloc((void **)&d_elapsed, (filler.blocks + 1) * sizeof *d_elapsed));
 
-    printf("\n4. latency of a %.2f ms kernel while %u blocks of %.1f ms (10 waves) fill the GPU,\n"
-           "   events in the urgent stream, median of %d; priorities here: %d (lowest) to %d\n",
-           urgent_ns / 1e6, filler_blocks, filler_ns / 1e6, reps, lowest, highest);
+    printf("\n4. latency of a %.2f ms kernel while %u blocks of %.1f ms fill the GPU: %d waves of "
+           "%d SMs\n   x %u blocks of %u threads; events in the urgent stream, median of %d; "
+           "priorities here:\n   %d (lowest) to %d\n", urgent_ns / 1e6, filler.blocks,
+           filler_ns / 1e6, waves, gpu->multiprocessors, filler.blocks_per_sm, filler.threads,
+           reps, lowest, highest);
     const struct { const char *variant, *label; cudaStream_t urgent; } cases[] = {
         {"same_priority", "same priority as the filler", same},
         {"high_priority", "highest priority", high},
     };
     for (int c = 0; c < 2; c++) {
-        urgent_latency(background, cases[c].urgent, filler_blocks, d_elapsed, start, stop);
+        urgent_latency(background, cases[c].urgent, &filler, d_elapsed, start, stop);
         for (int rep = 0; rep < reps; rep++)
-            samples[rep] = urgent_latency(background, cases[c].urgent, filler_blocks, d_elapsed,
-                                          start, stop);
+            samples[rep] = urgent_latency(background, cases[c].urgent, &filler, d_elapsed, start,
+                                          stop);
         struct stats s = stats_summarize(samples, (size_t)reps);
         printf("  %-30s %8.3f ms (min %.3f, max %.3f)\n", cases[c].label, s.median, s.min,
                s.max);
         char params[96];
-        snprintf(params, sizeof params, "priority=%d;filler_blocks=%u;clock=gpu_event",
-                 c == 0 ? lowest : highest, filler_blocks);
+        snprintf(params, sizeof params, "priority=%d;filler_blocks=%u;filler_threads=%u;"
+                 "clock=gpu_event", c == 0 ? lowest : highest, filler.blocks, filler.threads);
         csv_record(csv, &(struct csv_row){.experiment = "priority", .variant = cases[c].variant,
                                           .reps = reps, .ms = s, .params = params});
     }
@@ -480,10 +504,10 @@ int main(int argc, char **argv)
     };
     struct gpu_info gpu;
     struct csv csv;
-    /* Experiment 1 holds 3 vectors on the GPU, 3 pageable and 3 pinned on the host. */
     int rc = cli_parse(argc, argv, summary, &args, extra, sizeof extra / sizeof extra[0]);
-    if (rc != CLI_CONTINUE ||
-        (rc = lesson_open("02_streams", &args, 3 * args.size, 6 * args.size, &gpu, &csv)))
+    /* Experiment 1 holds 3 vectors on the GPU, 3 pageable and 3 pinned on the host. */
+    struct sized size = {"--size", &args.size, cli_given("--size"), 3, 6};
+    if (rc != CLI_CONTINUE || (rc = lesson_open("02_streams", &args, &size, 1, &gpu, &csv)))
         return rc;
 
     /* Non-blocking streams: the default stream never waits for them, nor they for it. */
@@ -506,7 +530,7 @@ int main(int argc, char **argv)
         CUDA_CHECK(cudaStreamDestroy(streams[s]));
     CUDA_CHECK(cudaFree(d_elapsed));
     free(samples);
-    if (csv_close(&csv))
+    if (lesson_close(&csv))
         return EXIT_ERROR;
     printf("\nverified: every element of c = a + b, and every kernel ran its full time\n");
     return EXIT_VERIFIED;

@@ -44,6 +44,11 @@ extern "C" cudaError_t launch_spin(unsigned long long ns, unsigned blocks, unsig
     return cudaGetLastError();
 }
 
+extern "C" cudaError_t spin_blocks_per_sm(unsigned threads, int *blocks)
+{
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, spin, (int)threads, 0);
+}
+
 __global__ void wait_for_flag(const volatile int *flag, unsigned long long timeout_ns,
                               volatile int *timed_out)
 {

@@ -37,6 +37,9 @@ cudaError_t launch_vector_add(const float *a, const float *b, float *c, size_t n
 cudaError_t launch_spin(unsigned long long ns, unsigned blocks, unsigned threads,
                         unsigned long long *elapsed_ns, cudaStream_t stream);
 
+/* How many blocks of `threads` threads of the spinning kernel one SM holds at once. */
+cudaError_t spin_blocks_per_sm(unsigned threads, int *blocks);
+
 /* One thread that spins until *flag is not 0, or until `timeout_ns` of GPU time have passed, when
  * it sets *timed_out to 1 and ends: the kernel behind a gate (common.h). flag and timed_out are
  * device pointers to mapped host memory. */
