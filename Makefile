@@ -39,12 +39,15 @@ NVCCFLAGS ?= -O2 -lineinfo
 # One file is GNU C, because it teaches a GNU extension: __attribute__((cleanup)).
 C_STD      = -std=c11
 $(OBJ)/05_raii_style_c/demo_scoped.c.o: C_STD = -std=gnu11
+# The toolkit's headers; `make check-cuda12` points these at CUDA 12's instead.
+CUDA_INCLUDES ?= -isystem $(CUDA_PATH)/include
 ALL_CFLAGS  = $(C_STD) -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror \
-              -Icommon -isystem $(CUDA_PATH)/include $(EXTRA_CFLAGS) $(CFLAGS)
+              -Icommon $(CUDA_INCLUDES) $(EXTRA_CFLAGS) $(CFLAGS)
 ALL_NVCCFLAGS := -std=c++17 $(GENCODE) -Icommon -Xcompiler=-Wall,-Wextra -Werror=all-warnings \
                  $(NVCCFLAGS)
 # nvcc links the CUDA runtime statically by default: the programs run without LD_LIBRARY_PATH.
-LDLIBS :=
+# common/watch.c watches from a thread of its own and loads NVML at run time.
+LDLIBS := -lpthread -ldl
 
 # CUPTI (lesson 06's timeline) sits in different folders across toolkit installs. The rpath lets
 # the program find it at run time without LD_LIBRARY_PATH. Without CUPTI, 06 builds and runs, and
@@ -55,11 +58,9 @@ CUPTI_INC := $(firstword $(foreach d,include extras/CUPTI/include,$(if \
                $(wildcard $(CUDA_PATH)/$(d)/cupti.h),$(CUDA_PATH)/$(d))))
 ifneq ($(and $(CUPTI_LIB),$(CUPTI_INC)),)
 $(OBJ)/06_overlap_pipeline/timeline.c.o: EXTRA_CFLAGS = -DHAVE_CUPTI=1 -isystem $(CUPTI_INC)
-$(BIN)/06_overlap_pipeline: LDLIBS = -L$(CUPTI_LIB) -lcupti -Xlinker -rpath -Xlinker $(CUPTI_LIB) \
-                                     -lpthread
+$(BIN)/06_overlap_pipeline: LDLIBS += -L$(CUPTI_LIB) -lcupti -Xlinker -rpath -Xlinker $(CUPTI_LIB)
 else
 $(OBJ)/06_overlap_pipeline/timeline.c.o: EXTRA_CFLAGS = -DHAVE_CUPTI=0
-$(BIN)/06_overlap_pipeline: LDLIBS = -lpthread
 endif
 
 ifeq ($(V),1)
@@ -72,12 +73,13 @@ endif
 
 # ------------------------------------------------------------------------------- build
 
+HOST_OBJS := $(patsubst %,$(OBJ)/%.o,$(wildcard common/*.c $(addsuffix /*.c,$(LESSONS))))
 COMMON_OBJS := $(OBJ)/common/common.c.o $(OBJ)/common/gpu.c.o $(OBJ)/common/fault.c.o \
-               $(OBJ)/common/kernels.cu.o
+               $(OBJ)/common/watch.c.o $(OBJ)/common/kernels.cu.o
 lesson_objs  = $(patsubst %,$(OBJ)/%.o,$(wildcard $(1)/*.c $(1)/*.cu))
 PROGRAMS    := $(addprefix $(BIN)/,$(LESSONS))
 
-.PHONY: all help run-all plots test sanitize clean $(LESSONS) $(addprefix run-,$(LESSONS))
+.PHONY: all help run-all plots test test-small-gpu check-cuda12 host-objects sanitize clean $(LESSONS) $(addprefix run-,$(LESSONS))
 .DEFAULT_GOAL := all
 
 all: $(PROGRAMS)
@@ -95,7 +97,7 @@ endef
 $(foreach lesson,$(LESSONS),$(eval $(call program_rule,$(lesson))))
 
 # Objects depend on the flags they were built with: a different SMS or CUDA_PATH rebuilds them.
-FLAGS_STAMP := $(BUILD)/flags.stamp
+FLAGS_STAMP := $(OBJ)/flags.stamp
 FLAGS_NOW   := $(CC) $(ALL_CFLAGS) | $(NVCC) $(ALL_NVCCFLAGS)
 $(FLAGS_STAMP): FORCE
 	@mkdir -p $(@D)
@@ -126,22 +128,39 @@ plots:
 TEST_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror -g -O1 \
                -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all \
                -Icommon -isystem $(CUDA_PATH)/include
-$(BUILD)/tests/test_common: tests/test_common.c common/common.c common/common.h \
-                            06_overlap_pipeline/pipeline.h
+TEST_SOURCES := tests/test_common.c common/common.c common/watch.c
+$(BUILD)/tests/test_common: $(TEST_SOURCES) common/common.h 06_overlap_pipeline/pipeline.h
 	@mkdir -p $(@D)
-	$(call say,CC,$@)$(CC) $(TEST_CFLAGS) -o $@ tests/test_common.c common/common.c -lm
+	$(call say,CC,$@)$(CC) $(TEST_CFLAGS) -o $@ $(TEST_SOURCES) -lm -lpthread -ldl
 
 # The same tests without the sanitizers, for valgrind, which cannot run sanitized programs.
-$(BUILD)/tests/test_common_plain: tests/test_common.c common/common.c common/common.h \
-                                  06_overlap_pipeline/pipeline.h
+$(BUILD)/tests/test_common_plain: $(TEST_SOURCES) common/common.h 06_overlap_pipeline/pipeline.h
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) $(filter-out -fsanitize% -fno-sanitize%,$(TEST_CFLAGS)) -o $@ \
-		tests/test_common.c common/common.c -lm
+		$(TEST_SOURCES) -lm -lpthread -ldl
 
 # The suite in tests/ (pytest): every check, host-only and, where a GPU is, on the GPU.
 test: $(PROGRAMS) $(BUILD)/tests/test_common $(BUILD)/tests/test_common_plain
 	$(Q)python=$$(scripts/python.sh pytest) && LESSONS="$(LESSONS)" $$python -m pytest -q -rfEs \
 		-p no:cacheprovider tests
+
+# Every lesson and every test on a GPU with only SMALL_GPU_FREE of its memory free: a helper
+# process holds the rest, as another program would on a shared or a small GPU.
+SMALL_GPU_FREE ?= 2G
+test-small-gpu: $(PROGRAMS) $(BUILD)/tests/hold_gpu_memory
+	$(Q)MAKE="$(MAKE)" scripts/small_gpu.sh $(SMALL_GPU_FREE)
+
+$(BUILD)/tests/hold_gpu_memory: $(OBJ)/tests/hold_gpu_memory.c.o $(COMMON_OBJS)
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS)
+
+# Every host file compiled, not linked: what check-cuda12 needs.
+host-objects: $(HOST_OBJS)
+
+# The host code, CUPTI timeline and managed-memory code included, compiled against CUDA 12.9's
+# headers as well (the installed toolkit is 13.x): both branches of every version test compile.
+check-cuda12:
+	$(Q)MAKE="$(MAKE)" scripts/check_cuda12.sh
 
 sanitize: $(PROGRAMS)
 	$(Q)scripts/sanitize.sh $(LESSONS)
@@ -157,6 +176,9 @@ help:
 	@echo 'make plots         draw results/<gpu>/ and results/reference/ into plots/out/'
 	@echo 'make test          all tests; GPU parts are skipped (and counted) without a GPU'
 	@echo 'make sanitize      every lesson under compute-sanitizer (needs a GPU)'
+	@echo 'make test-small-gpu  run-all and test with only $(SMALL_GPU_FREE) of GPU memory free'
+	@echo '                   (SMALL_GPU_FREE=1G for less)'
+	@echo 'make check-cuda12  compile the host code against CUDA 12.9 headers too (from PyPI)'
 	@echo 'make clean         remove $(BUILD)/'
 	@echo 'lessons: $(LESSONS)'
 	@echo 'building for SMS=$(SMS) with $(NVCC)'

@@ -335,15 +335,16 @@ int main(int argc, char **argv)
     };
     struct gpu_info gpu;
     struct csv csv;
+    int rc = cli_parse(argc, argv, summary, &args, extra, sizeof extra / sizeof extra[0]);
     /* Part 1 holds three vectors on each side, part 2 one sweep buffer on the GPU and two on the
      * host. */
-    int rc = cli_parse(argc, argv, summary, &args, extra, sizeof extra / sizeof extra[0]);
-    if (rc != CLI_CONTINUE || (rc = lesson_open("01_sync_copy", &args, 3 * args.size + sweep_max,
-                                                3 * args.size + 2 * sweep_max, &gpu, &csv)))
+    struct sized sizes[] = {{"--size", &args.size, cli_given("--size"), 3, 3},
+                            {"--sweep-max", &sweep_max, cli_given("--sweep-max"), 1, 2}};
+    if (rc != CLI_CONTINUE || (rc = lesson_open("01_sync_copy", &args, sizes, 2, &gpu, &csv)))
         return rc;
     vector_add_sync(args.size, args.reps, &gpu, &csv);
     pageable_sweep(sweep_max, args.reps, &csv);
-    if (csv_close(&csv))
+    if (lesson_close(&csv))
         return EXIT_ERROR;
 
     printf("\nverified: every element of c = a + b in every repetition, and every sweep size\n");

@@ -454,10 +454,10 @@ int main(int argc, char **argv)
                                .size_multiple = sizeof(float), .reps = 20};
     struct gpu_info gpu;
     struct csv csv;
-    /* a, b, c and the x, y of experiment 3 on the GPU; a, b, c pinned on the host. */
     int rc = cli_parse(argc, argv, summary, &args, NULL, 0);
-    if (rc != CLI_CONTINUE ||
-        (rc = lesson_open("03_events", &args, 5 * args.size, 3 * args.size, &gpu, &csv)))
+    /* a, b, c and the x, y of experiment 3 on the GPU; a, b, c pinned on the host. */
+    struct sized size = {"--size", &args.size, cli_given("--size"), 5, 3};
+    if (rc != CLI_CONTINUE || (rc = lesson_open("03_events", &args, &size, 1, &gpu, &csv)))
         return rc;
 
     struct work w = {.n = args.size / sizeof(float)};
@@ -483,7 +483,7 @@ int main(int argc, char **argv)
     CUDA_CHECK(cudaFreeHost(w.h_a));
     CUDA_CHECK(cudaFreeHost(w.h_b));
     CUDA_CHECK(cudaFreeHost(w.h_c));
-    if (csv_close(&csv))
+    if (lesson_close(&csv))
         return EXIT_ERROR;
     printf("\nverified: every result of every timed run (the racy runs are shown, not counted)\n");
     return EXIT_VERIFIED;

@@ -106,14 +106,14 @@ int main(int argc, char **argv)
     struct gpu_info gpu;
     struct csv csv;
     /* Each half holds three vectors on the GPU and three pinned on the host, one after the other. */
-    if ((rc = lesson_open("05_raii_style_c", &args, 3 * args.size, 3 * args.size, &gpu, &csv)) !=
-        EXIT_VERIFIED)
+    struct sized size = {"--size", &args.size, cli_given("--size"), 3, 3};
+    if ((rc = lesson_open("05_raii_style_c", &args, &size, 1, &gpu, &csv)) != EXIT_VERIFIED)
         return rc;
 
     rc = run(&args, &csv);
     if (rc == EXIT_VERIFIED && sticky)
         rc = sticky_error_demo();
-    if (csv_close(&csv) && rc == EXIT_VERIFIED)
+    if (lesson_close(&csv) && rc == EXIT_VERIFIED)
         rc = EXIT_ERROR;
     rc = resources_report(rc);
     if (rc == EXIT_VERIFIED)

@@ -60,6 +60,7 @@ struct bench {
     struct rig rig;
     double *samples; /* MAX_TURNS x reps, and reps more for ratios */
     int reps;
+    int copy_engines; /* asyncEngineCount */
     struct csv *csv;
 };
 
@@ -359,6 +360,16 @@ static int regimes(struct bench *b, const struct shape *base, unsigned balanced)
            "paired\n   repetitions (synchronous: of %d)\n",
            format_bytes(bytes, size_text, sizeof size_text), base->chunks, base->buffers,
            base->streams, b->reps, b->reps < SYNC_REPS ? b->reps : SYNC_REPS);
+    /* What the hardware allows, before any measurement: the copy engines decide which copies
+     * can overlap each other (kernels need none of them). */
+    if (b->copy_engines >= 2)
+        printf("  this GPU has %d copy engines: an H2D copy, a D2H copy and kernels can all run at "
+               "once\n", b->copy_engines);
+    else if (b->copy_engines == 1)
+        printf("  this GPU has 1 copy engine: copies in and out take turns, and only kernels "
+               "overlap them\n");
+    else
+        printf("  this GPU has no copy engine that works beside kernels: nothing overlaps\n");
     printf("  %-14s %6s %10s %10s %10s %10s %10s %10s %-20s %7s %7s\n", "regime", "iters",
            "sync", "serial", "pipeline", "breadth", "kernels", "copies", " efficiency (range)",
            "pinning", "overlap");
@@ -1145,10 +1156,11 @@ static int run_parts(struct bench *b, const struct settings *s)
     return rc;
 }
 
-static int bench_run(const struct settings *s, int reps, struct csv *csv)
+static int bench_run(const struct settings *s, const struct gpu_info *gpu, int reps,
+                     struct csv *csv)
 {
     struct bench b = {.samples = samples_alloc((size_t)reps * (MAX_TURNS + 1)), .reps = reps,
-                      .csv = csv};
+                      .copy_engines = gpu->copy_engines, .csv = csv};
     if (!b.samples ||
         rig_create(&b.rig, s->n, s->ring_buffers, s->buffer_elems, s->streams_made)) {
         free(b.samples);
@@ -1191,25 +1203,32 @@ int main(int argc, char **argv)
     if (rc != CLI_CONTINUE)
         return rc;
     fault_inject_at((unsigned long)fail_at);
-    s.n = args.size / sizeof(unsigned);
-    s.sweep_n = sweep_size < args.size ? sweep_size / sizeof(unsigned) : s.n;
     s.device = args.device;
     if (s.staged_threads == 0) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         s.staged_threads = cpus < 1 ? 1 : cpus > 256 ? 256 : (int)cpus;
     }
-    size_rig(&s);
+    size_rig(&s); /* the ring's buffer count, which the sizes do not change */
 
     struct gpu_info gpu;
     struct csv csv;
-    /* On the GPU the ring and the managed copy of the sweep's data set; on the host the pinned
-     * data set and results, and the synchronous baseline's pageable copies of both. */
-    if ((rc = lesson_open("06_overlap_pipeline", &args,
-                          s.ring_buffers * s.buffer_elems * sizeof(unsigned) + sweep_size,
-                          4 * args.size + sweep_size, &gpu, &csv)) != EXIT_VERIFIED)
+    /* On the GPU the ring, a buffer per chunk of either data set, and the managed copy of the
+     * sweep's data set. On the host the pinned data set and results, the synchronous baseline's
+     * pageable copies of both, part 5's pageable data set and results and its staging ring of a
+     * chunk per slot each way, and the sweep's data set. */
+    double ring = (double)s.ring_buffers;
+    struct sized sizes[] = {
+        {"--size", &args.size, cli_given("--size"), ring / s.chunks,
+         6 + 2.0 * s.staged_buffers / s.chunks},
+        {"--sweep-size", &sweep_size, cli_given("--sweep-size"),
+         1 + ring / SWEEP_FEWEST_CHUNKS, 1}};
+    if ((rc = lesson_open("06_overlap_pipeline", &args, sizes, 2, &gpu, &csv)) != EXIT_VERIFIED)
         return rc;
-    rc = bench_run(&s, args.reps, &csv) ? EXIT_ERROR : EXIT_VERIFIED;
-    if (csv_close(&csv))
+    s.n = args.size / sizeof(unsigned);
+    s.sweep_n = sweep_size < args.size ? sweep_size / sizeof(unsigned) : s.n;
+    size_rig(&s);
+    rc = bench_run(&s, &gpu, args.reps, &csv) ? EXIT_ERROR : EXIT_VERIFIED;
+    if (lesson_close(&csv))
         rc = EXIT_ERROR;
     rc = resources_report(rc);
     if (rc == EXIT_VERIFIED)

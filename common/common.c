@@ -90,6 +90,78 @@ char *format_bytes(size_t bytes, char *buf, size_t len)
     return buf;
 }
 
+/* The number a cgroup file holds, or false for "max", a missing file or anything else. */
+static bool read_cgroup_number(const char *dir, const char *file, size_t *out)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    unsigned long long n;
+    bool ok = fscanf(f, "%llu", &n) == 1;
+    fclose(f);
+    *out = (size_t)n;
+    return ok;
+}
+
+/* The least room under a limit from cgroup `path` (under the hierarchy mounted at `base`) up to
+ * the hierarchy's root. Consumes path. */
+static size_t room_up_from(const char *base, char *path, const char *limit_file,
+                           const char *usage_file)
+{
+    size_t room = SIZE_MAX;
+    for (;;) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s%s", base, strcmp(path, "/") == 0 ? "" : path);
+        size_t limit, usage;
+        if (read_cgroup_number(dir, limit_file, &limit) &&
+            read_cgroup_number(dir, usage_file, &usage)) {
+            size_t left = limit > usage ? limit - usage : 0;
+            if (left < room)
+                room = left;
+        }
+        if (strcmp(path, "/") == 0)
+            return room;
+        char *slash = strrchr(path, '/');
+        slash[slash == path] = '\0'; /* the parent; "/" keeps its slash */
+    }
+}
+
+size_t cgroup_room(const char *root, const char *self)
+{
+    size_t room = SIZE_MAX;
+    char line[4096];
+    while (*self) {
+        size_t len = strcspn(self, "\n");
+        snprintf(line, sizeof line, "%.*s", (int)len, self);
+        self += len + (self[len] == '\n');
+        /* "hierarchy-ID:controllers:path"; v2 has ID 0 and no controllers. */
+        char *controllers = strchr(line, ':'), *path = controllers ? strchr(controllers + 1, ':')
+                                                                   : NULL;
+        if (!path || path[1] != '/')
+            continue;
+        *path++ = '\0';
+        *controllers++ = '\0';
+        char base[4096];
+        size_t here = SIZE_MAX;
+        if (strcmp(line, "0") == 0 && *controllers == '\0') {
+            here = room_up_from(root, path, "memory.max", "memory.current");
+        } else {
+            bool memory = false;
+            for (char *c = strtok(controllers, ","); c; c = strtok(NULL, ","))
+                memory = memory || strcmp(c, "memory") == 0;
+            if (!memory)
+                continue;
+            snprintf(base, sizeof base, "%s/memory", root);
+            here = room_up_from(base, path, "memory.limit_in_bytes", "memory.usage_in_bytes");
+        }
+        if (here < room)
+            room = here;
+    }
+    return room;
+}
+
 size_t host_available_bytes(void)
 {
     FILE *meminfo = fopen("/proc/meminfo", "r");
@@ -101,7 +173,45 @@ size_t host_available_bytes(void)
         if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
             break;
     fclose(meminfo);
-    return (size_t)kib * 1024;
+    size_t available = (size_t)kib * 1024;
+    char self[8192] = "";
+    FILE *cgroups = fopen("/proc/self/cgroup", "r");
+    if (cgroups) {
+        size_t got = fread(self, 1, sizeof self - 1, cgroups);
+        self[got] = '\0';
+        fclose(cgroups);
+    }
+    size_t room = cgroup_room("/sys/fs/cgroup", self);
+    return available && room < available ? room : available;
+}
+
+void sized_holdings(const struct sized *sizes, size_t n, double *gpu, double *host)
+{
+    *gpu = *host = 0;
+    for (size_t i = 0; i < n; i++) {
+        *gpu += sizes[i].on_gpu * (double)*sizes[i].value;
+        *host += sizes[i].on_host * (double)*sizes[i].value;
+    }
+}
+
+int sizes_halve_to_fit(struct sized *sizes, size_t n, double gpu_room, double host_room)
+{
+    int halvings = 0;
+    for (;;) {
+        double gpu, host;
+        sized_holdings(sizes, n, &gpu, &host);
+        if (gpu <= gpu_room && (host_room == 0 || host <= host_room))
+            return halvings;
+        bool halved = false;
+        for (size_t i = 0; i < n; i++)
+            if (!sizes[i].given && *sizes[i].value / 2 >= SIZED_LEAST_BYTES) {
+                *sizes[i].value /= 2;
+                halved = true;
+            }
+        if (!halved)
+            return halvings;
+        halvings++;
+    }
 }
 
 /* ------------------------------------------------------- data and checking */
@@ -301,6 +411,16 @@ static int set_option(const struct opt *o, const char *value)
 
 enum { MAX_OPTIONS = 32 };
 
+static const char *given_flags[MAX_OPTIONS]; /* the last cli_parse()'s, NULL after the last */
+
+bool cli_given(const char *flag)
+{
+    for (size_t i = 0; i < MAX_OPTIONS && given_flags[i]; i++)
+        if (strcmp(given_flags[i], flag) == 0)
+            return true;
+    return false;
+}
+
 int cli_parse(int argc, char **argv, const char *summary, struct common_args *args,
               const struct opt *extra, size_t n_extra)
 {
@@ -321,6 +441,8 @@ int cli_parse(int argc, char **argv, const char *summary, struct common_args *ar
     for (size_t i = 0; i < n_extra && n_opts < MAX_OPTIONS; i++)
         opts[n_opts++] = extra[i];
     bool seen[MAX_OPTIONS] = {false};
+    size_t n_given = 0;
+    memset(given_flags, 0, sizeof given_flags);
 
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -342,6 +464,7 @@ int cli_parse(int argc, char **argv, const char *summary, struct common_args *ar
         if (seen[k])
             return usage_error(opts[k].name, NULL, "is given more than once", NULL);
         seen[k] = true;
+        given_flags[n_given++] = opts[k].name;
 
         const char *value = equals ? equals + 1 : NULL;
         if (!value) {
@@ -407,6 +530,11 @@ int csv_open(struct csv *csv, const char *path, const char *lesson, const struct
 
 int csv_write(struct csv *csv, const struct csv_row *row)
 {
+    bool contended = watch_seen_since_last();
+    csv->rows++;
+    if (row->reps > 1 && row->ms.median > 0 &&
+        row->ms.max - row->ms.min > UNSTEADY_SPREAD * row->ms.median)
+        csv->unsteady_rows++;
     if (!csv->file)
         return 0;
     FILE *f = csv->file;
@@ -426,7 +554,10 @@ int csv_write(struct csv *csv, const struct csv_row *row)
         csv_field(f, identity[i]);
         fputc(',', f);
     }
-    csv_field(f, row->params);
+    char params[1024];
+    snprintf(params, sizeof params, "%s%s%s", row->params ? row->params : "",
+             contended && row->params && *row->params ? ";" : "", contended ? "contended=1" : "");
+    csv_field(f, params);
     fputc('\n', f);
     if (ferror(f)) {
         fprintf(stderr, "%s: writing --csv %s failed\n", program_name, csv->path);

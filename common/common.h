@@ -90,25 +90,38 @@ int gpu_open(int device, struct gpu_info *info);
 /* "GPU 0: NVIDIA H200 | cc 9.0 | 132 SMs | 140.4 GiB | driver 580.159.03 | runtime 13.0 | 3 copy engines" */
 void gpu_print_header(const struct gpu_info *info);
 
-/* The PCIe link the GPU sits on, read from sysfs: its maximum generation and width (an idle GPU
- * drops to a slower link to save power, so the current one would mislead). Not known inside
- * containers and VMs that hide sysfs, nor for PCIe 6's encoding, which is not modelled. */
+/* The PCIe link between the GPU and host memory, read from sysfs. A Gen5 GPU in a Gen4 slot
+ * runs at Gen4, so the link is the smaller of the GPU's maximum speed and width and those of every
+ * port above it (its upstream port, a switch's ports). Inside a VM those ports are often hidden;
+ * then the link can only be read as it runs (an idle GPU drops to a slower link to save power, so
+ * a reading while idle misleads). Not known for an integrated GPU (no link), a GPU that reaches
+ * host memory over NVLink-C2C (Grace Hopper), sysfs hidden, or PCIe 6's encoding (not modelled). */
 struct pcie_link {
     bool known;
     int generation;
     double gts;       /* transfers per second per lane, in billions */
     int width;        /* lanes */
     double peak_gbps; /* per direction, after the line code */
+    bool upstream_seen; /* a port above the GPU was read: the maximum is the usable one */
+    const char *why_unknown;
 };
+/* The usable link's maximum, from the GPU and the ports above it. When no port above it is
+ * visible, it is the GPU's own maximum and upstream_seen is false: a ceiling, not the link. */
 struct pcie_link gpu_pcie_link(int device);
+/* The link as it runs now: call it while a copy is moving data. */
+struct pcie_link gpu_pcie_link_now(int device);
 
-/* Checks, before anything is allocated, that the run fits: `device_bytes` in the GPU's free memory
- * and `host_bytes` in the host's available memory. Returns EXIT_VERIFIED, or EXIT_ERROR after
- * printing both sizes. */
-int gpu_check_capacity(size_t device_bytes, size_t host_bytes);
-
-/* Host memory the kernel reports as available (MemAvailable), or 0 when unknown. */
+/* Host memory this process can still use: the kernel's MemAvailable, or less where the cgroup
+ * the process runs in (a container, a batch job, a systemd slice) has a memory limit. 0 when
+ * unknown. */
 size_t host_available_bytes(void);
+
+/* The cgroup part of it: the least room left under any memory limit on the path from the
+ * process's cgroup up to the root, cgroup v2 (memory.max, memory.current) or v1 (the memory
+ * controller's limit_in_bytes, usage_in_bytes); SIZE_MAX where none applies. `root` is where
+ * the cgroup file systems are mounted ("/sys/fs/cgroup"), `self` the text of /proc/self/cgroup.
+ * Usage counts the page cache, which the kernel could reclaim: the room is a safe estimate. */
+size_t cgroup_room(const char *root, const char *self);
 
 /* ------------------------------------------------------------- holding a stream */
 
@@ -231,15 +244,58 @@ struct common_args {
 int cli_parse(int argc, char **argv, const char *summary, struct common_args *args,
               const struct opt *extra, size_t n_extra);
 
+/* Whether the last cli_parse() found `flag` ("--size") on the command line. */
+bool cli_given(const char *flag);
+
 /* ---------------------------------------------------------- a lesson's start */
 
 struct csv;
 
+/* A size of the run (--size, --sweep-max) and how much memory the run holds for each byte of it
+ * at once, on the GPU and on the host (pinned or not). */
+struct sized {
+    const char *flag;
+    size_t *value;
+    bool given; /* on the command line: never changed */
+    double on_gpu, on_host;
+};
+
+/* Fits the sizes the command line did not give into the machine: while the run would hold more
+ * than 90% of the GPU's free memory or 80% of the host's available memory, halves each of them
+ * (down to SIZED_LEAST_BYTES), and prints in one line what it chose and why. Fails, saying why,
+ * when even that does not fit. Returns EXIT_VERIFIED or EXIT_ERROR. */
+#define SIZED_LEAST_BYTES ((size_t)1 << 20)
+int fit_sizes(struct sized *sizes, size_t n);
+
+/* fit_sizes()'s rule without the GPU, for the tests: halves the sizes not given until the run
+ * holds at most gpu_room and host_room bytes (host_room 0: unknown, not checked) or none can be
+ * halved; returns how many times it halved them. sized_holdings() says what the run holds. */
+int sizes_halve_to_fit(struct sized *sizes, size_t n, double gpu_room, double host_room);
+void sized_holdings(const struct sized *sizes, size_t n, double *gpu, double *host);
+
 /* What every lesson does after parsing its command line: choose GPU args->device and print its
- * header line, check that `device_bytes` and `host_bytes` fit before anything is allocated, and
- * open args->csv. Returns EXIT_VERIFIED, or the exit code to return from main, having said why. */
-int lesson_open(const char *lesson, const struct common_args *args, size_t device_bytes,
-                size_t host_bytes, struct gpu_info *gpu, struct csv *csv);
+ * header line, fit its sizes into the machine before anything is allocated (fit_sizes), and open
+ * args->csv. Returns EXIT_VERIFIED, or the exit code to return from main, having said why. */
+int lesson_open(const char *lesson, const struct common_args *args, struct sized *sizes,
+                size_t n_sizes, struct gpu_info *gpu, struct csv *csv);
+
+/* ------------------------------------------------------------------ a shared GPU */
+
+/* Another process on the GPU during a run (another student's, a service's) slows its copies and
+ * kernels, and nothing in the figures would say so. watch_start() begins watching the GPU with
+ * this PCI address, from a thread of its own, through NVML loaded at run time; where NVML is
+ * missing or cannot list processes, it says once that it cannot tell. */
+void watch_start(const char *pci_bus_id);
+/* Whether another process was on the GPU since the last call (or the start): csv_write() marks
+ * the row contended=1 then. */
+bool watch_seen_since_last(void);
+/* Stops watching; returns the process id of another process seen during the run, or 0. */
+unsigned watch_stop(void);
+
+/* What every lesson does at its end: closes the CSV, warns when another process used the GPU
+ * during the run, and says how many measurements were unsteady. Returns 0, or -1 when the CSV
+ * could not be written. */
+int lesson_close(struct csv *csv);
 
 /* ------------------------------------------------------------------ results */
 
@@ -254,7 +310,12 @@ struct csv {
     const char *path;
     const char *lesson;
     const struct gpu_info *gpu;
+    int rows, unsteady_rows; /* written, and of those spread over UNSTEADY_SPREAD of the median */
 };
+
+/* A measurement whose repetitions spread, min to max, over this share of their median is not to
+ * be trusted as it is: lesson_close() says how many there were. */
+#define UNSTEADY_SPREAD 0.10
 
 /* Written with designated initialisers; a field left out means "not applicable". */
 struct csv_row {

@@ -2,11 +2,14 @@
  * gpu.c - the half of common.h that talks to the CUDA runtime: error reports, choosing the GPU,
  * the header line every program prints, and the capacity check before allocating.
  */
+#define _XOPEN_SOURCE 700 /* realpath() */
 #include "common.h"
 #include "kernels.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -115,10 +118,10 @@ void gpu_print_header(const struct gpu_info *info)
            info->copy_engines, info->copy_engines == 1 ? "" : "s");
 }
 
-static bool read_sysfs(const char *bus_id, const char *file, char *buf, size_t len)
+static bool read_text(const char *dir, const char *file, char *buf, size_t len)
 {
-    char path[128];
-    snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/%s", bus_id, file);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
     FILE *f = fopen(path, "r");
     if (!f)
         return false;
@@ -127,68 +130,182 @@ static bool read_sysfs(const char *bus_id, const char *file, char *buf, size_t l
     return ok;
 }
 
-struct pcie_link gpu_pcie_link(int device)
+/* One PCIe device's link speed and width, `which` being "max" or "current"; generation 0 when
+ * the directory has none or the speed is not one of generations 1 to 5. */
+static struct pcie_link read_link(const char *dir, const char *which)
 {
     /* Transfer rate per lane of generations 1 to 5, in GT/s. */
     static const double gts_of_generation[] = {0, 2.5, 5, 8, 16, 32};
-    struct pcie_link link = {.known = false};
-    char bus_id[32], speed[64], width[16];
-    if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device) != cudaSuccess)
+    struct pcie_link link = {.why_unknown = "its PCIe link is not visible here (sysfs)"};
+    char file[32], speed[64], width[16];
+    snprintf(file, sizeof file, "%s_link_speed", which);
+    if (!read_text(dir, file, speed, sizeof speed) || sscanf(speed, "%lf", &link.gts) != 1)
         return link;
-    for (char *c = bus_id; *c; c++)
-        *c = (char)tolower((unsigned char)*c);
-    if (!read_sysfs(bus_id, "max_link_speed", speed, sizeof speed) ||
-        !read_sysfs(bus_id, "max_link_width", width, sizeof width) ||
-        sscanf(speed, "%lf", &link.gts) != 1 || sscanf(width, "%d", &link.width) != 1 ||
+    snprintf(file, sizeof file, "%s_link_width", which);
+    if (!read_text(dir, file, width, sizeof width) || sscanf(width, "%d", &link.width) != 1 ||
         link.width <= 0)
         return link;
     for (int g = 1; g < (int)(sizeof gts_of_generation / sizeof gts_of_generation[0]); g++)
         if (fabs(link.gts - gts_of_generation[g]) < 0.1)
             link.generation = g;
+    return link;
+}
+
+static struct pcie_link with_peak(struct pcie_link link)
+{
     if (link.generation == 0)
         return link;
     /* Generations 1-2 send 10 bits for every 8 of data; 3-5 send 130 for every 128. */
     double line_code = link.generation <= 2 ? 8.0 / 10 : 128.0 / 130;
     link.peak_gbps = link.gts * link.width * line_code / 8;
     link.known = true;
+    link.why_unknown = NULL;
     return link;
 }
 
-int gpu_check_capacity(size_t device_bytes, size_t host_bytes)
+/* The GPU's directory in sysfs (its real path, under its ports), or false when the GPU has no
+ * link of its own to read. */
+static bool gpu_sysfs_dir(int device, char dir[PATH_MAX], const char **why)
 {
-    size_t free_bytes = 0, total_bytes = 0;
-    if (CUDA_REPORT(cudaMemGetInfo(&free_bytes, &total_bytes)) != cudaSuccess)
-        return EXIT_ERROR;
-    char need[32], have[32], total[32];
-    if (device_bytes > free_bytes) {
-        fprintf(stderr, "%s: this run needs %s of GPU memory, but only %s of %s is free; "
-                        "choose a smaller --size\n", program_name,
-                format_bytes(device_bytes, need, sizeof need),
-                format_bytes(free_bytes, have, sizeof have),
-                format_bytes(total_bytes, total, sizeof total));
-        return EXIT_ERROR;
+    int integrated = 0, host_page_tables = 0;
+    cudaDeviceGetAttribute(&integrated, cudaDevAttrIntegrated, device);
+    cudaDeviceGetAttribute(&host_page_tables, cudaDevAttrPageableMemoryAccessUsesHostPageTables,
+                           device);
+    char bus_id[32], path[64];
+    if (integrated)
+        *why = "an integrated GPU shares the CPU's memory: there is no link to peak";
+    else if (host_page_tables)
+        *why = "this GPU reaches host memory through the CPU's page tables (NVLink-C2C or "
+               "similar), not PCIe";
+    else if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device) != cudaSuccess)
+        *why = "the GPU's PCI address is not known";
+    else {
+        for (char *c = bus_id; *c; c++)
+            *c = (char)tolower((unsigned char)*c);
+        snprintf(path, sizeof path, "/sys/bus/pci/devices/%s", bus_id);
+        if (realpath(path, dir))
+            return true;
+        *why = "its PCIe link is not visible here (sysfs)";
     }
+    return false;
+}
+
+struct pcie_link gpu_pcie_link(int device)
+{
+    char dir[PATH_MAX];
+    struct pcie_link link = {.why_unknown = NULL};
+    if (!gpu_sysfs_dir(device, dir, &link.why_unknown))
+        return link;
+    link = read_link(dir, "max");
+    if (link.generation == 0)
+        return link;
+    /* Up the tree: every port above the GPU that has a link of its own caps it. */
+    for (char *slash = strrchr(dir, '/'); slash && slash != dir; slash = strrchr(dir, '/')) {
+        *slash = '\0';
+        struct pcie_link port = read_link(dir, "max");
+        if (port.generation == 0)
+            continue;
+        link.upstream_seen = true;
+        if (port.gts < link.gts)
+            link.gts = port.gts, link.generation = port.generation;
+        if (port.width < link.width)
+            link.width = port.width;
+    }
+    return with_peak(link);
+}
+
+struct pcie_link gpu_pcie_link_now(int device)
+{
+    char dir[PATH_MAX];
+    struct pcie_link link = {.why_unknown = NULL};
+    if (!gpu_sysfs_dir(device, dir, &link.why_unknown))
+        return link;
+    return with_peak(read_link(dir, "current"));
+}
+
+enum { MAX_SIZED = 4 };
+
+/* "--size or --sweep-max": the flags a user can lower. */
+static const char *flag_list(const struct sized *sizes, size_t n, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", i == 0 ? "" : " or ",
+                                 sizes[i].flag);
+    return buf;
+}
+
+int fit_sizes(struct sized *sizes, size_t n)
+{
+    size_t gpu_free = 0, gpu_total = 0, before[MAX_SIZED];
+    if (n > MAX_SIZED || CUDA_REPORT(cudaMemGetInfo(&gpu_free, &gpu_total)) != cudaSuccess)
+        return EXIT_ERROR;
     size_t host_free = host_available_bytes();
-    if (host_free && host_bytes > host_free) {
-        fprintf(stderr, "%s: this run needs %s of host memory, but only %s is available; "
-                        "choose a smaller --size\n", program_name,
-                format_bytes(host_bytes, need, sizeof need),
-                format_bytes(host_free, have, sizeof have));
+    for (size_t i = 0; i < n; i++)
+        before[i] = *sizes[i].value;
+    int halvings = sizes_halve_to_fit(sizes, n, 0.9 * (double)gpu_free, 0.8 * (double)host_free);
+    double gpu, host;
+    sized_holdings(sizes, n, &gpu, &host);
+    char a[32], b[32], c[32], flags[64];
+    if (gpu > (double)gpu_free || (host_free && host > (double)host_free)) {
+        bool on_gpu = gpu > (double)gpu_free;
+        fprintf(stderr, "%s: this run needs %s of %s memory, but only %s is %s; choose a smaller "
+                "%s\n", program_name, format_bytes((size_t)(on_gpu ? gpu : host), a, sizeof a),
+                on_gpu ? "GPU" : "host", format_bytes(on_gpu ? gpu_free : host_free, b, sizeof b),
+                on_gpu ? "free" : "available", flag_list(sizes, n, flags, sizeof flags));
         return EXIT_ERROR;
     }
+    printf("memory: %s on the GPU (%s free), %s on the host (%s available): ",
+           format_bytes((size_t)gpu, a, sizeof a), format_bytes(gpu_free, b, sizeof b),
+           format_bytes((size_t)host, c, sizeof c),
+           host_free ? format_bytes(host_free, flags, sizeof flags) : "unknown");
+    bool any_default = false;
+    for (size_t i = 0; i < n; i++)
+        any_default = any_default || !sizes[i].given;
+    if (halvings == 0) {
+        printf("%s\n", any_default ? "the default sizes fit" : "the sizes as given");
+        return EXIT_VERIFIED;
+    }
+    const char *separator = "halved to fit:";
+    for (size_t i = 0; i < n; i++)
+        if (*sizes[i].value != before[i]) {
+            printf("%s %s %s to %s", separator, sizes[i].flag, format_bytes(before[i], a, sizeof a),
+                   format_bytes(*sizes[i].value, b, sizeof b));
+            separator = ",";
+        }
+    printf("\n");
     return EXIT_VERIFIED;
 }
 
-int lesson_open(const char *lesson, const struct common_args *args, size_t device_bytes,
-                size_t host_bytes, struct gpu_info *gpu, struct csv *csv)
+int lesson_open(const char *lesson, const struct common_args *args, struct sized *sizes,
+                size_t n_sizes, struct gpu_info *gpu, struct csv *csv)
 {
     int rc = gpu_open(args->device, gpu);
     if (rc != EXIT_VERIFIED)
         return rc;
     gpu_print_header(gpu);
-    if ((rc = gpu_check_capacity(device_bytes, host_bytes)) != EXIT_VERIFIED)
+    if ((rc = fit_sizes(sizes, n_sizes)) != EXIT_VERIFIED)
         return rc;
+    char bus_id[32];
+    if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, args->device) == cudaSuccess)
+        watch_start(bus_id);
     return csv_open(csv, args->csv, lesson, gpu) == 0 ? EXIT_VERIFIED : EXIT_ERROR;
+}
+
+int lesson_close(struct csv *csv)
+{
+    int rows = csv->rows, unsteady = csv->unsteady_rows, rc = csv_close(csv);
+    unsigned other = watch_stop();
+    if (other)
+        fprintf(stderr, "%s: warning: another process (pid %u) used this GPU during the run, so "
+                "its figures may be low; the CSV marks the rows measured meanwhile with "
+                "contended=1\n", program_name, other);
+    if (unsteady)
+        printf("note: %d of %d measurements spread over %.0f%% of their median, min to max: "
+               "rerun them on an idle machine before trusting them\n", unsteady, rows,
+               100 * UNSTEADY_SPREAD);
+    return rc;
 }
 
 cudaError_t gate_create(struct gate *g)

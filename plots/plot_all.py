@@ -21,10 +21,6 @@ TRACE_SUFFIX = "_trace.csv"  # lesson 06's timeline, written beside its results
 NUMERIC = {"bytes": int, "reps": int, "median_ms": float, "min_ms": float, "max_ms": float}
 TRACE_ROWS = ("H2D copies", "kernels", "D2H copies", "CPU prepare", "CPU process")
 
-# PCIe transfer rate per lane in GT/s and the line code's efficiency, by generation.
-PCIE = {1: (2.5, 8 / 10), 2: (5.0, 8 / 10), 3: (8.0, 128 / 130), 4: (16.0, 128 / 130),
-        5: (32.0, 128 / 130)}
-
 # Solid lines and circles for host to device, dashed lines and squares for device to host.
 DIRECTION_STYLE = {"H2D": {"linestyle": "-", "marker": "o"},
                    "D2H": {"linestyle": "--", "marker": "s"},
@@ -113,17 +109,17 @@ class ResultSet:
         self.label = gpu + (" (reference)" if "reference" in folder.parts else "")
         self.date = self.meta.get("date", "")[:10]
         self.slug = re.sub(r"[^a-z0-9]+", "-", self.label.lower()).strip("-")
+        # Another process used the GPU during some measurement: every figure of it says so.
+        if any(r["params"].get("contended") == 1 for r in self.rows):
+            self.label += " (CONTENDED: the GPU was shared during the run)"
 
     def select(self, **match):
         return [r for r in self.rows if all(r[k] == v for k, v in match.items())]
 
     def pcie_peak_gbps(self):
-        """The link's theoretical bandwidth per direction, from meta.txt's 'gen G xW (max)'."""
-        found = re.search(r"gen (\d+) x(\d+) \(max\)", self.meta.get("pcie_link", ""))
-        if not found or int(found.group(1)) not in PCIE:
-            return None
-        rate, efficiency = PCIE[int(found.group(1))]
-        return rate * efficiency * int(found.group(2)) / 8
+        """The usable link's bandwidth per direction, as lesson 04 found and recorded it."""
+        peaks = [r["gbps"] for r in self.select(experiment="link", variant="peak") if r["gbps"]]
+        return peaks[0] if peaks else None
 
     def title(self, what):
         return f"{what}\n{self.label}" + (f", {self.date}" if self.date else "")

@@ -54,6 +54,9 @@ for lesson in "$@"; do
     summary+=("$(printf '%-20s %-18s %5d.%d s  %s (%d rows)' "$lesson" "$verdict" $((tenths / 10)) $((tenths % 10)) "$csv" "$rows")")
 done
 [ "$ran" -eq 0 ] && [ "$without_gpu" -gt 0 ] && no_gpu "the lessons cannot use the GPU that nvidia-smi shows"
+# Lessons that saw another process on the GPU marked the rows measured meanwhile (contended=1).
+contended=$(grep -l 'contended=1' "$dir"/*.csv 2>/dev/null | xargs -r -n 1 basename | sed 's/\.csv$//' | paste -sd, -)
+echo "contended: $([ -n "$contended" ] && echo "1 ($contended)" || echo 0)" >>"$dir/meta.txt"
 
 echo "=== plots"
 "${MAKE:-make}" --no-print-directory plots || status=1

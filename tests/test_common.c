@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int failures;
@@ -164,6 +165,16 @@ static void cli_keeps_defaults(void)
     struct common_args a;
     if (parse(&a, NULL) != CLI_CONTINUE || a.size != 1024 || a.reps != 5 || a.csv || a.device)
         fail("no arguments should keep the defaults");
+}
+
+static void cli_remembers_which_flags_were_given(void)
+{
+    struct common_args a;
+    if (parse(&a, "--size", "2048", NULL) != CLI_CONTINUE || !cli_given("--size") ||
+        cli_given("--reps"))
+        fail("after --size 2048, only --size should count as given");
+    if (parse(&a, NULL) != CLI_CONTINUE || cli_given("--size"))
+        fail("a new parse should forget the flags of the last one");
 }
 
 static void cli_help_exits_zero(void)
@@ -459,6 +470,88 @@ static void csv_without_path_does_nothing(void)
         fail("no --csv should mean no file and no error");
 }
 
+/* ------------------------------------------------------------ sizes that fit */
+
+static void sizes_halve_what_the_command_line_left_open(void)
+{
+    size_t size = 64u << 20, sweep = 1u << 30;
+    struct sized sizes[] = {{"--size", &size, false, 3, 3}, {"--sweep-max", &sweep, true, 1, 2}};
+    /* The given 1 GiB alone holds 1 GiB on the GPU: --size must shrink to fit the rest. */
+    double gpu_room = (1u << 30) + 3.0 * (16u << 20);
+    int halvings = sizes_halve_to_fit(sizes, 2, gpu_room, 0);
+    if (halvings != 2 || size != 16u << 20 || sweep != 1u << 30)
+        fail("halved %d times to --size %zu, --sweep-max %zu; want 2, 16 MiB, 1 GiB", halvings,
+             size, sweep);
+    size = 64u << 20;
+    if (sizes_halve_to_fit(sizes, 2, 1e12, 1e12) != 0 || size != 64u << 20)
+        fail("sizes that fit should stay");
+    double gpu, host;
+    sized_holdings(sizes, 2, &gpu, &host);
+    if (gpu != 3.0 * (64u << 20) + (1u << 30) || host != 3.0 * (64u << 20) + 2.0 * (1u << 30))
+        fail("holdings %.0f on the GPU and %.0f on the host", gpu, host);
+}
+
+static void sizes_stop_at_the_least(void)
+{
+    size_t size = 4u << 20;
+    struct sized sizes[] = {{"--size", &size, false, 1, 1}};
+    if (sizes_halve_to_fit(sizes, 1, 1000, 0) != 2 || size != SIZED_LEAST_BYTES)
+        fail("--size went to %zu, want the least, %zu", size, (size_t)SIZED_LEAST_BYTES);
+}
+
+/* Writes `text` into root/dir/file, making the directories on the way. */
+static void put(const char *root, const char *dir, const char *file, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s%s", root, dir);
+    for (char *slash = path + strlen(root); *slash && (slash = strchr(slash + 1, '/'));) {
+        *slash = '\0';
+        mkdir(path, 0700);
+        *slash = '/';
+    }
+    mkdir(path, 0700);
+    snprintf(path, sizeof path, "%s%s/%s", root, dir, file);
+    FILE *f = fopen(path, "w");
+    if (!f || fputs(text, f) < 0)
+        fail("could not write %s", path);
+    if (f)
+        fclose(f);
+}
+
+static void cgroup_limits_are_found_up_the_tree(void)
+{
+    char root[] = "/tmp/test_common_cgroup_XXXXXX";
+    if (!mkdtemp(root)) {
+        fail("no temporary directory");
+        return;
+    }
+    /* v2: the job's own cgroup has no limit, its parent has 1 GiB with 256 MiB used. */
+    put(root, "/job/step", "memory.max", "max\n");
+    put(root, "/job/step", "memory.current", "1000\n");
+    put(root, "/job", "memory.max", "1073741824\n");
+    put(root, "/job", "memory.current", "268435456\n");
+    size_t room = cgroup_room(root, "0::/job/step\n");
+    if (room != (768u << 20))
+        fail("v2: room %zu, want 768 MiB", room);
+    if (cgroup_room(root, "0::/elsewhere\n") != SIZE_MAX)
+        fail("v2 without a limit on the path should give SIZE_MAX");
+    /* v1: the memory controller's own hierarchy; the other controllers do not count. */
+    put(root, "/memory/box", "memory.limit_in_bytes", "2147483648\n");
+    put(root, "/memory/box", "memory.usage_in_bytes", "1073741824\n");
+    room = cgroup_room(root, "12:cpu,cpuacct:/box\n4:memory:/box\n");
+    if (room != (1u << 30))
+        fail("v1: room %zu, want 1 GiB", room);
+    /* A container sees its own cgroup as the root. */
+    put(root, "", "memory.max", "536870912\n");
+    put(root, "", "memory.current", "0\n");
+    if (cgroup_room(root, "0::/\n") != (512u << 20))
+        fail("v2 at the root: want 512 MiB");
+    char command[600];
+    snprintf(command, sizeof command, "rm -rf '%s'", root);
+    if (system(command) != 0)
+        fail("could not remove %s", root);
+}
+
 int main(void)
 {
     RUN(sizes_with_binary_suffixes_are_accepted);
@@ -467,6 +560,7 @@ int main(void)
     RUN(counts_are_strict);
     RUN(cli_accepts_both_value_forms);
     RUN(cli_keeps_defaults);
+    RUN(cli_remembers_which_flags_were_given);
     RUN(cli_help_exits_zero);
     RUN(cli_refuses_bad_input);
     RUN(cli_refuses_repeated_flags);
@@ -481,5 +575,8 @@ int main(void)
     RUN(csv_writes_header_once_and_quotes_fields);
     RUN(csv_refuses_a_foreign_file);
     RUN(csv_without_path_does_nothing);
+    RUN(sizes_halve_what_the_command_line_left_open);
+    RUN(sizes_stop_at_the_least);
+    RUN(cgroup_limits_are_found_up_the_tree);
     return failures;
 }

@@ -2,14 +2,17 @@
 larger than the machine refused before anything is allocated; and every resource acquisition of
 lessons 05 and 06 made to fail in turn, each releasing everything (under compute-sanitizer's leak
 check, where it is installed)."""
+import os
 import re
 import shutil
+import subprocess
+import time
 
 import pytest
 
 import check_csv
 import test_results
-from conftest import HAS_GPU, LESSONS, lines, needs_gpu, program, run
+from conftest import HAS_GPU, LESSONS, ROOT, lines, needs_gpu, program, run
 from lessons import ADVISED_PREFETCHED_ROWS, BATCH_CALL_ROWS, CSV_ROWS, FAULT_INJECTED, sanitize_args, small_args
 
 
@@ -80,3 +83,36 @@ def test_failed_acquisition_releases_everything(lesson, n, total):
     assert " 0 still live at exit" in result.stdout
     if SANITIZER:
         assert "ERROR SUMMARY: 0 errors" in result.stdout, result.stdout[-600:]
+
+
+def contended_rows(csv):
+    return [r for r in test_results.read_rows(csv) if r["params"].get("contended") == 1]
+
+
+@needs_gpu
+@pytest.mark.skipif(os.environ.get("GPU_SHARED") == "1",
+                    reason="another process holds the GPU throughout (make test-small-gpu)")
+def test_a_shared_gpu_is_flagged(tmp_path):
+    """Alone, a lesson marks nothing. Two at once: lesson 03 runs whole while lesson 06 runs; each
+    sees the other, warns, and marks the rows measured meanwhile contended=1."""
+    alone = tmp_path / "alone.csv"
+    result = run(program("03_events"), *small_args("03_events"), "--csv", alone)
+    assert result.returncode == 0 and "another process" not in result.stderr, result.stderr
+    assert not contended_rows(alone), "contended rows from a run alone on the GPU"
+
+    long_csv, short_csv = tmp_path / "06.csv", tmp_path / "03.csv"
+    long_run = subprocess.Popen([program("06_overlap_pipeline"),
+                                 *small_args("06_overlap_pipeline"), "--csv", long_csv],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                cwd=ROOT)
+    for _ in range(300):  # its CSV is opened once it holds a context and watches the GPU
+        if long_csv.exists() or long_run.poll() is not None:
+            break
+        time.sleep(0.1)
+    short = run(program("03_events"), *small_args("03_events"), "--csv", short_csv)
+    _, err = long_run.communicate(timeout=600)
+    for name, code, stderr, csv in (("03", short.returncode, short.stderr, short_csv),
+                                    ("06", long_run.returncode, err, long_csv)):
+        assert code == 0, f"{name} exit {code}: {stderr[-300:]}"
+        assert "warning: another process" in stderr, f"{name} did not warn"
+        assert contended_rows(csv), f"{name} marked no row contended=1"
