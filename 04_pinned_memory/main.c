@@ -101,6 +101,7 @@ struct timing {
     double *cpu_samples;           /* host clock per call, beside the GPU's samples */
     int reps;
     struct csv *csv;
+    char link[96]; /* the link's peak, for the bandwidth rows' params: "peak_gbps=...;link=..." */
 };
 
 static struct timing timing_create(int reps, bool gated, struct csv *csv)
@@ -253,10 +254,11 @@ static void sweep_kind(enum memory_kind kind, struct sweep *sw, const struct dev
     fill_random(src, max_bytes / sizeof(float), 7); /* the data d->reference holds */
     for (int s = 0; s < sw->n_sizes; s++) {
         size_t bytes = sw->sizes[s];
-        char params[96];
+        char params[192];
         bool gated = t->gated && kind != PAGEABLE;
-        snprintf(params, sizeof params, "clock=gpu_event;call=cudaMemcpyAsync;copies=%d;gated=%d",
-                 copies_per_sample(bytes), gated);
+        snprintf(params, sizeof params,
+                 "clock=gpu_event;call=cudaMemcpyAsync;copies=%d;gated=%d;%s",
+                 copies_per_sample(bytes), gated, t->link);
 
         /* In the timed stream: it is non-blocking, so it would not wait for a cudaMemset in the
          * default stream, which could then land on top of the copies. */
@@ -1087,8 +1089,8 @@ static struct pcie_link link_while_copying(int device, size_t bytes)
 /* The link's peak, against which the sweep's figures are read: the usable maximum where the
  * ports above the GPU show it, else the link as it ran; never the GPU's own maximum alone, which
  * a slower slot caps. A link running faster than the ports' maximum says that those ports are a
- * VM's inventions. Printed and recorded. */
-static struct pcie_link usable_link(int device, size_t bytes, struct csv *csv)
+ * VM's inventions. Printed, and described in `params` for the bandwidth rows. */
+static struct pcie_link usable_link(int device, size_t bytes, char *params, size_t len)
 {
     struct pcie_link most = gpu_pcie_link(device), now = link_while_copying(device, bytes);
     bool upstream = most.known && most.upstream_seen &&
@@ -1096,20 +1098,17 @@ static struct pcie_link usable_link(int device, size_t bytes, struct csv *csv)
     struct pcie_link link = upstream ? most : now;
     if (!link.known && !link.why_unknown)
         link.why_unknown = most.why_unknown;
-    char params[160];
     if (link.known) {
         printf("link: PCIe gen %d x%d (%.1f GT/s per lane): %.1f GB/s per direction at most,\n"
                "  %s\n", link.generation, link.width, link.gts, link.peak_gbps, upstream
                ? "the smaller of the GPU's maximum and that of the ports above it"
                : "the link as it ran during a copy (no port above the GPU shows its maximum)");
-        snprintf(params, sizeof params, "generation=%d;width=%d;source=%s", link.generation,
-                 link.width, upstream ? "upstream" : "during_copy");
+        snprintf(params, len, "peak_gbps=%.2f;link=gen%d_x%d_%s", link.peak_gbps,
+                 link.generation, link.width, upstream ? "upstream" : "during_copy");
     } else {
         printf("link: peak unknown: %s; the figures stand alone\n", link.why_unknown);
-        snprintf(params, sizeof params, "source=unknown");
+        snprintf(params, len, "link=unknown");
     }
-    csv_record(csv, &(struct csv_row){.experiment = "link", .variant = "peak",
-                                      .gbps = link.known ? link.peak_gbps : 0, .params = params});
     return link;
 }
 
@@ -1135,10 +1134,10 @@ int main(int argc, char **argv)
     if (rc != CLI_CONTINUE || (rc = lesson_open("04_pinned_memory", &args, sizes, 2, &gpu, &csv)))
         return rc;
 
-    struct pcie_link link = usable_link(args.device, sweep_max < LINK_PROBE_BYTES
-                                                         ? sweep_max : LINK_PROBE_BYTES, &csv);
-
     struct timing t = timing_create(args.reps, gated, &csv);
+    struct pcie_link link = usable_link(args.device, sweep_max < LINK_PROBE_BYTES
+                                                         ? sweep_max : LINK_PROBE_BYTES,
+                                        t.link, sizeof t.link);
     struct sweep sw;
     bandwidth_by_size(sweep_max, &link, &t, &sw);
     cpu_access(&t);

@@ -117,8 +117,10 @@ class ResultSet:
         return [r for r in self.rows if all(r[k] == v for k, v in match.items())]
 
     def pcie_peak_gbps(self):
-        """The usable link's bandwidth per direction, as lesson 04 found and recorded it."""
-        peaks = [r["gbps"] for r in self.select(experiment="link", variant="peak") if r["gbps"]]
+        """The usable link's bandwidth per direction, as lesson 04 found it and wrote it into its
+        bandwidth rows."""
+        peaks = [r["params"]["peak_gbps"] for r in self.select(lesson="04_pinned_memory")
+                 if "peak_gbps" in r["params"]]
         return peaks[0] if peaks else None
 
     def title(self, what):

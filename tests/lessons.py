@@ -34,8 +34,8 @@ CSV_ROWS = {
     # 5 sizes x (4 kinds x 2 + 3 both ways + 2 directions x 2 per-copy costs), alignment 5 sizes x
     # 6 offsets x 2 kinds x 2 directions, batching 2 pieces x 2 directions x 3 ways (2 ways where
     # the toolkit has no cudaMemcpyBatchAsync: BATCH_CALL_ROWS fewer), CPU 4, zero-copy 4,
-    # pinning 8, async 4, the link 1
-    "04_pinned_memory": 228,
+    # pinning 8, async 4
+    "04_pinned_memory": 227,
     "05_raii_style_c": 4,  # sync, async, CPU work, final wait
     # 3 regimes x 6, sweep 7 chunk counts x 5 stream counts x 4, intensity 4 x 4, graph 5,
     # managed 4, by role 2 layouts x 4, staged 4 + 2 thread counts x 3
