@@ -424,8 +424,9 @@ static void stream_priorities(const struct gpu_info *gpu, int reps, double *samp
         csv_record(csv, &(struct csv_row){.experiment = "priority", .variant = cases[c].variant,
                                           .reps = reps, .ms = s, .params = params});
     }
-    printf("  the scheduler hands the next free SM slot to the highest-priority stream; running\n"
-           "  blocks are never interrupted, and copies have no priority at all\n");
+    printf("  the scheduler hands the next free SM slot to the highest-priority stream; here the\n"
+           "  urgent kernel still waited for a running filler block to end (the driver may, but\n"
+           "  need not, preempt one), and copies have no priority at all\n");
 
     CUDA_CHECK(cudaFree(d_elapsed));
     CUDA_CHECK(cudaEventDestroy(start));
