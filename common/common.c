@@ -251,10 +251,22 @@ void chunk_bounds(size_t n, size_t parts, size_t i, size_t *first, size_t *count
 
 /* -------------------------------------------------------------- command line */
 
+/* "-3" is a whole number, just not one a count can be. */
+static bool negative_number(const char *text)
+{
+    if (*text++ != '-' || !isdigit((unsigned char)*text))
+        return false;
+    while (isdigit((unsigned char)*text))
+        text++;
+    return *text == '\0';
+}
+
 const char *parse_count(const char *text, unsigned long long max, unsigned long long *out)
 {
     if (*text == '\0')
         return "is empty";
+    if (negative_number(text))
+        return "is negative";
     if (!isdigit((unsigned char)*text))
         return "is not a whole number";
     unsigned long long value = 0;
@@ -277,6 +289,8 @@ const char *parse_bytes(const char *text, size_t *out)
 {
     if (*text == '\0')
         return "is empty";
+    if (negative_number(text))
+        return "is negative";
     if (!isdigit((unsigned char)*text))
         return "is not a byte count";
     const char *p = text;
@@ -392,7 +406,7 @@ static int set_option(const struct opt *o, const char *value)
         unsigned long long n = 0;
         why = parse_count(value, o->max, &n);
         if (!why && n < o->min)
-            why = n == 0 ? "must be greater than zero" : "is too small";
+            why = n == 0 && o->min == 1 ? "must be greater than zero" : "is too small";
         if (why) {
             snprintf(range, sizeof range, "a whole number from %llu to %llu", o->min, o->max);
             return usage_error(o->name, value, why, range);

@@ -67,3 +67,16 @@ def test_without_gpu_exit_77_and_one_sentence(lesson):
                  env={"CUDA_VISIBLE_DEVICES": ""} if HAS_GPU else None)
     assert result.returncode == 77, result.stderr[:300]
     assert len(lines(result.stderr)) == 1 and "needs an NVIDIA GPU" in result.stderr
+
+
+@pytest.mark.parametrize("args,reason", [
+    (["--streams", "0"], "'0' is too small; expected a whole number from 2 to"),
+    (["--reps", "-3"], "'-3' is negative"),
+    (["--device", "-1"], "'-1' is negative"),
+    (["--size", "-1"], "'-1' is negative"),
+    (["--reps", "0"], "'0' must be greater than zero"),
+])
+def test_a_refusal_does_not_contradict_itself(args, reason):
+    """The reason given agrees with the range given, and a negative number is called one."""
+    result = run(program("02_streams"), *args, timeout=10)
+    assert result.returncode == 2 and reason in result.stderr, result.stderr
