@@ -21,10 +21,18 @@ TRACE_SUFFIX = "_trace.csv"  # lesson 06's timeline, written beside its results
 NUMERIC = {"bytes": int, "reps": int, "median_ms": float, "min_ms": float, "max_ms": float}
 TRACE_ROWS = ("H2D copies", "kernels", "D2H copies", "CPU prepare", "CPU process")
 
-# Solid lines and circles for host to device, dashed lines and squares for device to host.
+# Solid lines and circles for host to device, dashed lines and squares for device to host;
+# dotted, with the direction's marker, for copies made while the other direction copies too.
 DIRECTION_STYLE = {"H2D": {"linestyle": "-", "marker": "o"},
-                   "D2H": {"linestyle": "--", "marker": "s"},
-                   "both": {"linestyle": ":", "marker": "^"}}
+                   "D2H": {"linestyle": "--", "marker": "s"}}
+BOTH_AT_ONCE = ", both at once"
+
+
+def line_style(variant, direction):
+    style = dict(DIRECTION_STYLE[direction])
+    if variant.endswith(BOTH_AT_ONCE):
+        style["linestyle"] = ":"
+    return style
 
 
 class ResultsError(Exception):
@@ -150,9 +158,11 @@ def size_axis(ax, sizes):
     ax.set_xlabel("transfer size (binary units)")
 
 
-def save(plt, fig, stem):
+def save(plt, fig, stem, layout=True):
+    """Writes the figure as PNG and SVG; layout=False where the caller laid it out itself."""
     stem.parent.mkdir(parents=True, exist_ok=True)
-    fig.tight_layout()
+    if layout:
+        fig.tight_layout()
     for suffix in (".png", ".svg"):
         fig.savefig(stem.with_suffix(suffix))
     plt.close(fig)
@@ -169,7 +179,7 @@ def bandwidth_series(result_set):
         for r in result_set.select(experiment=experiment):
             if r["direction"] == "both":
                 continue  # the sum of the two directions: a different quantity
-            variant = r["variant"] + (", both at once" if experiment != "bandwidth" else "")
+            variant = r["variant"] + (BOTH_AT_ONCE if experiment != "bandwidth" else "")
             key = (r["lesson"], variant, r["direction"])
             series.setdefault(key, []).append((r["bytes"], r["gbps"]))
     return {k: sorted(v) for k, v in series.items()}
@@ -187,7 +197,7 @@ def plot_bandwidth(plt, result_set, out):
         x, y = zip(*points)
         sizes += x
         colour = colours.setdefault((lesson, variant), palette[len(colours) % len(palette)])
-        ax.plot(x, y, color=colour, **DIRECTION_STYLE[direction],
+        ax.plot(x, y, color=colour, **line_style(variant, direction),
                 label=f"{variant} {direction} ({lesson})")
     best = max(y for points in series.values() for _, y in points)
     ax.axhline(best, color="grey", linestyle="--", linewidth=1)
@@ -201,8 +211,8 @@ def plot_bandwidth(plt, result_set, out):
     size_axis(ax, sizes)
     ax.set_ylabel("bandwidth (GB/s, 1 GB = 1e9 bytes)")
     ax.set_ylim(bottom=0, top=max(best, peak or 0) * 1.15)
-    ax.set_title(result_set.title("Host-device copy bandwidth by transfer size "
-                                  "(median; solid H2D, dashed D2H)"))
+    ax.set_title(result_set.title("Copy bandwidth by transfer size (median; solid H2D, dashed "
+                                  "D2H, dotted: both ways at once)"))
     ax.grid(True, alpha=0.3)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=9)
     return save(plt, fig, out / result_set.slug / "bandwidth")
@@ -263,20 +273,25 @@ def phase_bars(result_set):
             if r["params"].get("clock") == "host"}
     if all(p in host for p in ("h2d", "kernel", "d2h")):
         size = binary_size(host["d2h"]["bytes"])
-        bars.append((f"01 synchronous\n({size} per vector)",
+        bars.append((f"01 synchronous\npageable, {size}\nper vector",
                      [(f"blocked: {p}", host[p]["median_ms"]) for p in ("h2d", "kernel", "d2h")]))
     demo = {r["variant"]: r for r in result_set.select(lesson="05_raii_style_c",
                                                        experiment="demo")}
     if all(v in demo for v in ("sync_total", "async_total", "cpu_work", "final_wait")):
         size = binary_size(demo["sync_total"]["bytes"] // 3)
-        bars.append((f"05 synchronous\n({size} per vector)",
+        bars.append((f"05 synchronous\npinned, {size}\nper vector",
                      [("blocked: copies + kernel", demo["sync_total"]["median_ms"])]))
         cpu, wait = demo["cpu_work"]["median_ms"], demo["final_wait"]["median_ms"]
         issuing = max(demo["async_total"]["median_ms"] - cpu - wait, 0)
-        bars.append((f"05 asynchronous\n({size} per vector)",
+        bars.append((f"05 asynchronous\npinned, {size}\nper vector",
                      [("issuing: calls", issuing), ("free: CPU work", cpu),
                       ("blocked: final wait", wait)]))
     return bars
+
+
+PHASE_KINDS = {"blocked": ("tab:red", "blocked in CUDA calls"),
+               "free": ("tab:green", "free for the CPU's own work"),
+               "issuing": ("tab:grey", "issuing the calls")}
 
 
 def plot_phases(plt, result_set, out):
@@ -284,28 +299,38 @@ def plot_phases(plt, result_set, out):
     bars = phase_bars(result_set)
     if not bars:
         return None
-    colours = {"blocked": "tab:red", "free": "tab:green", "issuing": "tab:grey"}
-    fig, ax = plt.subplots(figsize=(11, 1.4 + 1.1 * len(bars)))
-    labelled = set()
+    fig, ax = plt.subplots(figsize=(11, 2.2 + 1.2 * len(bars)))
     total = max(sum(ms for _, ms in parts) for _, parts in bars)
+    widths = {}
     for y, (label, parts) in enumerate(bars):
-        start = 0.0
+        start, outside = 0.0, []
         for what, ms in parts:
-            kind = what.split(":")[0]
-            ax.barh(y, ms, left=start, color=colours[kind], edgecolor="white",
-                    hatch="//" if kind == "blocked" else None,
-                    label=kind if kind not in labelled else None)
-            labelled.add(kind)
-            if ms > 0.06 * total:  # label only the segments wide enough to hold one
-                ax.text(start + ms / 2, y, f"{what.split(': ')[-1]}\n{ms:.1f} ms",
-                        ha="center", va="center", fontsize=9)
+            kind, name = what.split(": ")
+            widths[kind] = widths.get(kind, 0) + ms
+            ax.barh(y, ms, left=start, color=PHASE_KINDS[kind][0], edgecolor="white")
+            if ms > 0.012 * len(name) * total:  # wide enough to hold its label
+                ax.text(start + ms / 2, y, f"{name}\n{ms:.1f} ms", ha="center", va="center",
+                        fontsize=11, color="white", fontweight="bold")
+            else:
+                outside.append(f"{name} {ms:.2g}")
             start += ms
+        # After the bar: its total, and the parts too narrow to say so themselves.
+        ax.text(start + 0.01 * total, y, f"{start:.1f} ms" + (
+            f"\n({', '.join(outside)} ms)" if outside else ""), va="center", fontsize=10)
+    # One legend entry per kind of time, saying so where its bars are too thin to see.
+    for kind, ms in widths.items():
+        colour, name = PHASE_KINDS[kind]
+        thin = f" ({ms:.2f} ms: too thin to see)" if ms < 0.01 * total else ""
+        ax.barh(0, 0, color=colour, label=name + thin)
     ax.set_yticks(range(len(bars)))
     ax.set_yticklabels([label for label, _ in bars])
     ax.invert_yaxis()
     ax.set_xlabel("time as the CPU saw it (ms, host clock, median)")
-    ax.set_title(result_set.title("Where the CPU's time goes: c = a + b, lessons 01 and 05"))
-    ax.legend(loc="upper right")
+    ax.set_title(result_set.title("Where the CPU's time goes: c = a + b, lessons 01 and 05\n"
+                                  "(05 moves 4x the data of 01 in half the time: pinned memory, "
+                                  "lesson 04)"))
+    ax.set_xlim(0, 1.25 * total)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, fontsize=10, frameon=False)
     return save(plt, fig, out / result_set.slug / "phases")
 
 
@@ -411,23 +436,26 @@ def plot_efficiency_heatmap(plt, result_set, out):
     ax.set_ylabel("chunks")
     fig.colorbar(image, ax=ax, label="efficiency = bound / pipeline time")
     sample = next(iter(result_set.select(lesson="06_overlap_pipeline", experiment="sweep_shape")))
-    ax.set_title(result_set.title(f"06: pipeline efficiency, {binary_size(sample['bytes'] // 2)}"
-                                  f", {sample['params']['iters']:g} iterations"))
+    ax.set_title(result_set.title(
+        f"06: pipeline efficiency, {binary_size(sample['bytes'] // 2)}; the kernel applies "
+        f"x = a x + c\n{sample['params']['iters']:g} times per element (the balanced regime)"))
     return save(plt, fig, out / result_set.slug / "efficiency_06")
 
 
 def intensity_points(result_set):
-    """[(iterations, speed-up over serial, the most any pipeline could get), ...]."""
+    """[(iterations, speed-up over serial, the most any pipeline could get), ...]. The most is
+    the speed-up divided by the efficiency, which pairs the pipeline with its bound rep by rep: so
+    a point is above its bound exactly when the efficiency is above 1."""
     rows = result_set.select(lesson="06_overlap_pipeline", experiment="sweep_intensity")
     by_iters = {}
     for r in rows:
-        by_iters.setdefault(r["params"]["iters"], {})[r["variant"]] = r["median_ms"]
+        by_iters.setdefault(r["params"]["iters"], {})[r["variant"]] = r
     points = []
-    for iters, t in sorted(by_iters.items()):
-        if {"depth_first", "serial_pinned", "kernels_only", "copies_only"} <= t.keys():
-            bound = max(t["kernels_only"], t["copies_only"])
-            points.append((iters, t["serial_pinned"] / t["depth_first"],
-                           t["serial_pinned"] / bound))
+    for iters, row in sorted(by_iters.items()):
+        if {"depth_first", "serial_pinned"} <= row.keys():
+            pipeline = row["depth_first"]
+            speedup = row["serial_pinned"]["median_ms"] / pipeline["median_ms"]
+            points.append((iters, speedup, speedup / pipeline["params"]["efficiency"]))
     return points
 
 
@@ -442,6 +470,8 @@ def plot_intensity(plt, result_set, out):
                   "and without its copies")
     ax.plot(iters, speedup, color="tab:blue", marker="o", label="pipeline: serial time / pipeline")
     ax.set_xscale("log", base=2)
+    ax.set_xticks(iters)
+    ax.set_xticklabels([f"{i:g}" for i in iters])
     ax.set_xlabel("kernel iterations per element (arithmetic intensity)")
     ax.set_ylabel("speed-up over one stream, one buffer (x)")
     ax.set_ylim(bottom=0, top=max(ceiling) * 1.2)
@@ -490,26 +520,74 @@ def plot_staged(plt, result_set, out):
 
 # ------------------------------------------------------------------------ across GPUs
 
+# The panels of the bandwidth comparison: a memory kind, copied one way or both ways at once.
+COMPARED_KINDS = (("pageable", "bandwidth"), ("pinned", "bandwidth"),
+                  ("pinned", "bandwidth_bidirectional"), ("registered", "bandwidth"),
+                  ("write_combined", "bandwidth"))
+
+
+def gpu_colours(plt, result_sets):
+    """One colour per GPU, the same in every comparison figure."""
+    palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    return {s.label: palette[i % len(palette)] for i, s in enumerate(result_sets)}
+
+
+def compared_sweep(result_set, variant, experiment, direction):
+    """[(bytes, GB/s), ...] of one kind and direction: lesson 04's sweep, or 01's for pageable
+    memory where 04 has none."""
+    for lesson in ("04_pinned_memory", "01_sync_copy"):
+        rows = result_set.select(lesson=lesson, experiment=experiment, variant=variant,
+                                 direction=direction)
+        if rows:
+            return sorted((r["bytes"], r["gbps"]) for r in rows)
+    return []
+
+
+def gpu_legend(fig, result_sets, colours):
+    handles = [fig.axes[0].plot([], [], color=colours[s.label], linewidth=3)[0]
+               for s in result_sets]
+    fig.legend(handles, [s.label + (f", {s.date}" if s.date else "") for s in result_sets],
+               loc="lower center", ncol=min(len(result_sets), 3), fontsize=10,
+               bbox_to_anchor=(0.5, 0), frameon=False)
+
+
 def plot_bandwidth_comparison(plt, result_sets, out):
-    """Every GPU's sweeps on one figure: one series per GPU, memory kind and direction."""
-    fig, ax = plt.subplots(figsize=(14, 6.5))
-    sizes = []
-    for result_set in result_sets:
-        for (lesson, variant, direction), points in bandwidth_series(result_set).items():
-            x, y = zip(*points)
-            sizes += x
-            ax.plot(x, y, **DIRECTION_STYLE[direction],
-                    label=f"{result_set.label}: {variant} {direction}")
-    if not sizes:
-        plt.close(fig)
+    """Small multiples: one panel per memory kind and direction, one line per GPU in its own
+    colour, so that four or five GPUs stay readable side by side."""
+    colours = gpu_colours(plt, result_sets)
+    panels = [(kind, experiment) for kind, experiment in COMPARED_KINDS
+              if any(compared_sweep(s, kind, experiment, "H2D") for s in result_sets)]
+    if not panels:
         return None
-    size_axis(ax, sizes)
-    ax.set_ylabel("bandwidth (GB/s, 1 GB = 1e9 bytes)")
-    ax.set_ylim(bottom=0)
-    ax.set_title("Host-device copy bandwidth across GPUs (median; solid H2D, dashed D2H)")
-    ax.grid(True, alpha=0.3)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
-    return save(plt, fig, out / "compare" / "bandwidth")
+    rows = 1 + (len(result_sets) + 2) // 3  # the legend's rows, under the panels
+    fig, axes = plt.subplots(2, len(panels), figsize=(3.6 * len(panels), 7.6 + 0.3 * rows),
+                             sharey="row", squeeze=False)
+    for row, direction in enumerate(DIRECTION_STYLE):
+        fastest = 0
+        for ax, (kind, experiment) in zip(axes[row], panels):
+            sizes = []
+            for result_set in result_sets:
+                points = compared_sweep(result_set, kind, experiment, direction)
+                if points:
+                    x, y = zip(*points)
+                    sizes += x
+                    fastest = max(fastest, *y)
+                    ax.plot(x, y, color=colours[result_set.label], markersize=4,
+                            **DIRECTION_STYLE[direction])
+            both = experiment == "bandwidth_bidirectional"
+            ax.set_title(f"{kind.replace('_', '-')}{', both ways at once' if both else ''}\n"
+                         f"{direction}", fontsize=11)
+            size_axis(ax, sizes)
+            ax.tick_params(axis="x", labelsize=8)
+            ax.set_xlabel("")
+            ax.grid(True, alpha=0.3)
+        axes[row][0].set_ylim(0, fastest * 1.08)  # the row shares it
+        axes[row][0].set_ylabel(f"{direction}: GB/s (1e9 bytes/s)")
+    gpu_legend(fig, result_sets, colours)
+    fig.suptitle("Host-device copy bandwidth across GPUs, by memory kind (median; transfer "
+                 "size along each axis)")
+    fig.tight_layout(rect=(0, 0.025 * rows, 1, 1))
+    return save(plt, fig, out / "compare" / "bandwidth", layout=False)
 
 
 def plot_pipeline_comparison(plt, result_sets, out):
@@ -517,35 +595,42 @@ def plot_pipeline_comparison(plt, result_sets, out):
     with_pipeline = [s for s in result_sets if s.select(lesson="06_overlap_pipeline")]
     if not with_pipeline:
         return None
-    fig, (bars_ax, lines_ax) = plt.subplots(1, 2, figsize=(15, 6))
+    colours = gpu_colours(plt, result_sets)
+    rows = 1 + (len(with_pipeline) + 2) // 3
+    fig, (bars_ax, lines_ax) = plt.subplots(1, 2, figsize=(15, 6 + 0.3 * rows))
     regimes = ("copy-bound", "balanced", "compute-bound")
     width = 0.8 / len(with_pipeline)
+    all_iters = set()
     for i, result_set in enumerate(with_pipeline):
+        colour = colours[result_set.label]
         efficiency = {r["params"].get("regime"): r["params"]["efficiency"]
                       for r in result_set.select(lesson="06_overlap_pipeline",
                                                  experiment="regimes", variant="depth_first")}
         bars_ax.bar([x + i * width for x in range(len(regimes))],
-                    [efficiency.get(r, 0) for r in regimes], width, label=result_set.label)
+                    [efficiency.get(r, 0) for r in regimes], width, color=colour)
         points = intensity_points(result_set)
         if points:
             iters, speedup, _ = zip(*points)
-            lines_ax.plot(iters, speedup, marker="o", label=result_set.label)
+            all_iters |= set(iters)
+            lines_ax.plot(iters, speedup, marker="o", color=colour)
     bars_ax.axhline(1, color="black", linestyle="--", linewidth=1)
     bars_ax.set_xticks([x + width * (len(with_pipeline) - 1) / 2 for x in range(len(regimes))])
     bars_ax.set_xticklabels(regimes)
     bars_ax.set_ylabel("efficiency = bound / pipeline time")
-    bars_ax.set_ylim(0, 1.15)
-    bars_ax.set_title("efficiency by regime")
-    bars_ax.legend(loc="lower right", fontsize=9)
+    bars_ax.set_ylim(0, 1.1)
+    bars_ax.set_title("efficiency by regime (1 = as fast as its bound)")
     lines_ax.set_xscale("log", base=2)
+    lines_ax.set_xticks(sorted(all_iters))
+    lines_ax.set_xticklabels([f"{i:g}" for i in sorted(all_iters)])
     lines_ax.set_xlabel("kernel iterations per element")
     lines_ax.set_ylabel("speed-up over one stream, one buffer (x)")
     lines_ax.set_ylim(bottom=0)
     lines_ax.set_title("speed-up by arithmetic intensity")
     lines_ax.grid(True, alpha=0.3)
-    lines_ax.legend(loc="upper left", fontsize=9)
+    gpu_legend(fig, with_pipeline, colours)
     fig.suptitle("06_overlap_pipeline across GPUs")
-    return save(plt, fig, out / "compare" / "pipeline")
+    fig.tight_layout(rect=(0, 0.035 * rows, 1, 1))
+    return save(plt, fig, out / "compare" / "pipeline", layout=False)
 
 
 # -------------------------------------------------------------------------------- main
