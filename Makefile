@@ -145,7 +145,8 @@ $(BUILD)/tests/test_common_plain: $(TEST_SOURCES) common/common.h 06_overlap_pip
 
 # The suite in tests/ (pytest): every check, host-only and, where a GPU is, on the GPU.
 # matplotlib is fetched here, before the tests start, where it can be: a test would hide the wait.
-test: $(PROGRAMS) $(BUILD)/tests/test_common $(BUILD)/tests/test_common_plain
+test: $(PROGRAMS) $(BUILD)/tests/test_common $(BUILD)/tests/test_common_plain \
+      $(BUILD)/tests/hold_gpu_memory
 	$(Q)python=$$(scripts/python.sh pytest matplotlib || scripts/python.sh pytest) && \
 		LESSONS="$(LESSONS)" $$python -m pytest -q -rfEs \
 		-p no:cacheprovider tests

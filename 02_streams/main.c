@@ -359,6 +359,9 @@ static struct filler filler_for(const struct gpu_info *gpu, int waves)
     CUDA_CHECK(spin_blocks_per_sm(f.threads, &per_sm));
     f.blocks_per_sm = (unsigned)per_sm;
     f.blocks = (unsigned)gpu->multiprocessors * f.blocks_per_sm * (unsigned)waves;
+    if (f.blocks_per_sm * f.threads < (unsigned)sm_threads)
+        printf("  (the filler's blocks take %u of an SM's %d thread slots: the urgent kernel may "
+               "fit beside them)\n", f.blocks_per_sm * f.threads, sm_threads);
     return f;
 }
 

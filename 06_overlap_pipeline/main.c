@@ -1212,16 +1212,17 @@ int main(int argc, char **argv)
 
     struct gpu_info gpu;
     struct csv csv;
-    /* On the GPU the ring, a buffer per chunk of either data set, and the managed copy of the
-     * sweep's data set. On the host the pinned data set and results, the synchronous baseline's
-     * pageable copies of both, part 5's pageable data set and results and its staging ring of a
-     * chunk per slot each way, and the sweep's data set. */
+    /* On the GPU the ring, a buffer per chunk of either data set, and part 4b's three managed
+     * copies of the sweep's data set, which move to the GPU and back. On the host the pinned data
+     * set and results, the synchronous baseline's pageable copies of both, part 5's pageable data
+     * set and results and its staging ring of a chunk per slot each way, and those three managed
+     * copies. */
     double ring = (double)s.ring_buffers;
     struct sized sizes[] = {
         {"--size", &args.size, cli_given("--size"), ring / s.chunks,
          6 + 2.0 * s.staged_buffers / s.chunks},
         {"--sweep-size", &sweep_size, cli_given("--sweep-size"),
-         1 + ring / SWEEP_FEWEST_CHUNKS, 1}};
+         3 + ring / SWEEP_FEWEST_CHUNKS, 3}};
     if ((rc = lesson_open("06_overlap_pipeline", &args, sizes, 2, &gpu, &csv)) != EXIT_VERIFIED)
         return rc;
     s.n = args.size / sizeof(unsigned);

@@ -101,14 +101,32 @@ static bool read_cgroup_number(const char *dir, const char *file, size_t *out)
     unsigned long long n;
     bool ok = fscanf(f, "%llu", &n) == 1;
     fclose(f);
-    *out = (size_t)n;
+    if (ok)
+        *out = (size_t)n;
     return ok;
+}
+
+/* A "key value" line's value in a cgroup file (memory.stat), or 0. */
+static size_t cgroup_stat(const char *dir, const char *key)
+{
+    char path[4200], line[256];
+    snprintf(path, sizeof path, "%s/memory.stat", dir);
+    FILE *f = fopen(path, "r");
+    unsigned long long value = 0;
+    size_t len = strlen(key);
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, key, len) == 0 && line[len] == ' ' &&
+            sscanf(line + len, "%llu", &value) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return (size_t)value;
 }
 
 /* The least room under a limit from cgroup `path` (under the hierarchy mounted at `base`) up to
  * the hierarchy's root. Consumes path. */
 static size_t room_up_from(const char *base, char *path, const char *limit_file,
-                           const char *usage_file)
+                           const char *usage_file, const char *reclaimable)
 {
     size_t room = SIZE_MAX;
     for (;;) {
@@ -117,6 +135,8 @@ static size_t room_up_from(const char *base, char *path, const char *limit_file,
         size_t limit, usage;
         if (read_cgroup_number(dir, limit_file, &limit) &&
             read_cgroup_number(dir, usage_file, &usage)) {
+            size_t cache = cgroup_stat(dir, reclaimable);
+            usage = usage > cache ? usage - cache : 0;
             size_t left = limit > usage ? limit - usage : 0;
             if (left < room)
                 room = left;
@@ -146,15 +166,17 @@ size_t cgroup_room(const char *root, const char *self)
         char base[4096];
         size_t here = SIZE_MAX;
         if (strcmp(line, "0") == 0 && *controllers == '\0') {
-            here = room_up_from(root, path, "memory.max", "memory.current");
+            here = room_up_from(root, path, "memory.max", "memory.current", "inactive_file");
         } else {
+            /* v1 mounts a hierarchy under its controllers' names: "memory", or "cpu,memory". */
+            snprintf(base, sizeof base, "%s/%s", root, controllers);
             bool memory = false;
             for (char *c = strtok(controllers, ","); c; c = strtok(NULL, ","))
                 memory = memory || strcmp(c, "memory") == 0;
             if (!memory)
                 continue;
-            snprintf(base, sizeof base, "%s/memory", root);
-            here = room_up_from(base, path, "memory.limit_in_bytes", "memory.usage_in_bytes");
+            here = room_up_from(base, path, "memory.limit_in_bytes", "memory.usage_in_bytes",
+                                "total_inactive_file");
         }
         if (here < room)
             room = here;
@@ -165,15 +187,14 @@ size_t cgroup_room(const char *root, const char *self)
 size_t host_available_bytes(void)
 {
     FILE *meminfo = fopen("/proc/meminfo", "r");
-    if (!meminfo)
-        return 0;
     char line[256];
     unsigned long long kib = 0;
-    while (fgets(line, sizeof line, meminfo))
+    while (meminfo && fgets(line, sizeof line, meminfo))
         if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
             break;
-    fclose(meminfo);
-    size_t available = (size_t)kib * 1024;
+    if (meminfo)
+        fclose(meminfo);
+    size_t available = kib ? (size_t)kib * 1024 : SIZE_MAX;
     char self[8192] = "";
     FILE *cgroups = fopen("/proc/self/cgroup", "r");
     if (cgroups) {
@@ -182,7 +203,7 @@ size_t host_available_bytes(void)
         fclose(cgroups);
     }
     size_t room = cgroup_room("/sys/fs/cgroup", self);
-    return available && room < available ? room : available;
+    return room < available ? room : available;
 }
 
 void sized_holdings(const struct sized *sizes, size_t n, double *gpu, double *host)
@@ -544,7 +565,7 @@ int csv_open(struct csv *csv, const char *path, const char *lesson, const struct
 
 int csv_write(struct csv *csv, const struct csv_row *row)
 {
-    bool contended = watch_seen_since_last();
+    bool contended = watch_seen();
     csv->rows++;
     if (row->reps > 1 && row->ms.median > 0 &&
         row->ms.max - row->ms.min > UNSTEADY_SPREAD * row->ms.median)

@@ -103,6 +103,7 @@ struct pcie_link {
     int width;        /* lanes */
     double peak_gbps; /* per direction, after the line code */
     bool upstream_seen; /* a port above the GPU was read: the maximum is the usable one */
+    double own_link_gbps; /* the GPU's own link alone: the smaller of its and its port's maximum */
     const char *why_unknown;
 };
 /* The usable link's maximum, from the GPU and the ports above it. When no port above it is
@@ -112,15 +113,16 @@ struct pcie_link gpu_pcie_link(int device);
 struct pcie_link gpu_pcie_link_now(int device);
 
 /* Host memory this process can still use: the kernel's MemAvailable, or less where the cgroup
- * the process runs in (a container, a batch job, a systemd slice) has a memory limit. 0 when
- * unknown. */
+ * the process runs in (a container, a batch job, a systemd slice) has a memory limit. SIZE_MAX
+ * when unknown. */
 size_t host_available_bytes(void);
 
 /* The cgroup part of it: the least room left under any memory limit on the path from the
  * process's cgroup up to the root, cgroup v2 (memory.max, memory.current) or v1 (the memory
  * controller's limit_in_bytes, usage_in_bytes); SIZE_MAX where none applies. `root` is where
  * the cgroup file systems are mounted ("/sys/fs/cgroup"), `self` the text of /proc/self/cgroup.
- * Usage counts the page cache, which the kernel could reclaim: the room is a safe estimate. */
+ * Usage counts the page cache; its inactive part (memory.stat's inactive_file), which the kernel
+ * reclaims first, counts as room. */
 size_t cgroup_room(const char *root, const char *self);
 
 /* ------------------------------------------------------------- holding a stream */
@@ -286,11 +288,12 @@ int lesson_open(const char *lesson, const struct common_args *args, struct sized
  * this PCI address, from a thread of its own, through NVML loaded at run time; where NVML is
  * missing or cannot list processes, it says once that it cannot tell. */
 void watch_start(const char *pci_bus_id);
-/* Whether another process was on the GPU since the last call (or the start): csv_write() marks
- * the row contended=1 then. */
-bool watch_seen_since_last(void);
-/* Stops watching; returns the process id of another process seen during the run, or 0. */
-unsigned watch_stop(void);
+/* Whether another process has been seen on the GPU since watching started: csv_write() marks
+ * every row written from then on contended=1, those written in a batch after measuring too. */
+bool watch_seen(void);
+/* Stops watching (once; it is also registered with atexit). Returns whether another process was
+ * seen, and *pid, one such process's id, or 0 where it could not be told apart from ours. */
+bool watch_stop(unsigned *pid);
 
 /* What every lesson does at its end: closes the CSV, warns when another process used the GPU
  * during the run, and says how many measurements were unsteady. Returns 0, or -1 when the CSV

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 
 cudaError_t cuda_report(cudaError_t err, const char *expr, const char *file, int line)
@@ -190,6 +191,16 @@ static bool gpu_sysfs_dir(int device, char dir[PATH_MAX], const char **why)
     return false;
 }
 
+/* A path's slower speed and narrower width. */
+static struct pcie_link slower(struct pcie_link a, struct pcie_link b)
+{
+    if (b.gts < a.gts)
+        a.gts = b.gts, a.generation = b.generation;
+    if (b.width < a.width)
+        a.width = b.width;
+    return a;
+}
+
 struct pcie_link gpu_pcie_link(int device)
 {
     char dir[PATH_MAX];
@@ -199,19 +210,22 @@ struct pcie_link gpu_pcie_link(int device)
     link = read_link(dir, "max");
     if (link.generation == 0)
         return link;
-    /* Up the tree: every port above the GPU that has a link of its own caps it. */
+    /* Up the tree: every port above the GPU that has a link of its own caps it. The first one
+     * read is at the other end of the GPU's own link. */
     for (char *slash = strrchr(dir, '/'); slash && slash != dir; slash = strrchr(dir, '/')) {
         *slash = '\0';
         struct pcie_link port = read_link(dir, "max");
         if (port.generation == 0)
             continue;
+        if (!link.upstream_seen)
+            link.own_link_gbps = with_peak(slower(link, port)).peak_gbps;
         link.upstream_seen = true;
-        if (port.gts < link.gts)
-            link.gts = port.gts, link.generation = port.generation;
-        if (port.width < link.width)
-            link.width = port.width;
+        link = slower(link, port);
     }
-    return with_peak(link);
+    link = with_peak(link);
+    if (!link.upstream_seen)
+        link.own_link_gbps = link.peak_gbps;
+    return link;
 }
 
 struct pcie_link gpu_pcie_link_now(int device)
@@ -239,16 +253,22 @@ static const char *flag_list(const struct sized *sizes, size_t n, char *buf, siz
 int fit_sizes(struct sized *sizes, size_t n)
 {
     size_t gpu_free = 0, gpu_total = 0, before[MAX_SIZED];
-    if (n > MAX_SIZED || CUDA_REPORT(cudaMemGetInfo(&gpu_free, &gpu_total)) != cudaSuccess)
+    if (n > MAX_SIZED) {
+        fprintf(stderr, "%s: fit_sizes() takes at most %d sizes\n", program_name, MAX_SIZED);
+        return EXIT_ERROR;
+    }
+    if (CUDA_REPORT(cudaMemGetInfo(&gpu_free, &gpu_total)) != cudaSuccess)
         return EXIT_ERROR;
     size_t host_free = host_available_bytes();
+    bool host_known = host_free != SIZE_MAX;
     for (size_t i = 0; i < n; i++)
         before[i] = *sizes[i].value;
-    int halvings = sizes_halve_to_fit(sizes, n, 0.9 * (double)gpu_free, 0.8 * (double)host_free);
+    int halvings = sizes_halve_to_fit(sizes, n, 0.9 * (double)gpu_free,
+                                      host_known ? 0.8 * (double)host_free : 0);
     double gpu, host;
     sized_holdings(sizes, n, &gpu, &host);
-    char a[32], b[32], c[32], flags[64];
-    if (gpu > (double)gpu_free || (host_free && host > (double)host_free)) {
+    char a[32], b[32], c[32], d[32], flags[64];
+    if (gpu > (double)gpu_free || (host_known && host > (double)host_free)) {
         bool on_gpu = gpu > (double)gpu_free;
         fprintf(stderr, "%s: this run needs %s of %s memory, but only %s is %s; choose a smaller "
                 "%s\n", program_name, format_bytes((size_t)(on_gpu ? gpu : host), a, sizeof a),
@@ -259,7 +279,7 @@ int fit_sizes(struct sized *sizes, size_t n)
     printf("memory: %s on the GPU (%s free), %s on the host (%s available): ",
            format_bytes((size_t)gpu, a, sizeof a), format_bytes(gpu_free, b, sizeof b),
            format_bytes((size_t)host, c, sizeof c),
-           host_free ? format_bytes(host_free, flags, sizeof flags) : "unknown");
+           host_known ? format_bytes(host_free, d, sizeof d) : "unknown");
     bool any_default = false;
     for (size_t i = 0; i < n; i++)
         any_default = any_default || !sizes[i].given;
@@ -287,23 +307,31 @@ int lesson_open(const char *lesson, const struct common_args *args, struct sized
     gpu_print_header(gpu);
     if ((rc = fit_sizes(sizes, n_sizes)) != EXIT_VERIFIED)
         return rc;
+    if (csv_open(csv, args->csv, lesson, gpu))
+        return EXIT_ERROR;
     char bus_id[32];
-    if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, args->device) == cudaSuccess)
-        watch_start(bus_id);
-    return csv_open(csv, args->csv, lesson, gpu) == 0 ? EXIT_VERIFIED : EXIT_ERROR;
+    if (CUDA_REPORT(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, args->device)))
+        return EXIT_ERROR;
+    watch_start(bus_id);
+    return EXIT_VERIFIED;
 }
 
 int lesson_close(struct csv *csv)
 {
     int rows = csv->rows, unsteady = csv->unsteady_rows, rc = csv_close(csv);
-    unsigned other = watch_stop();
-    if (other)
-        fprintf(stderr, "%s: warning: another process (pid %u) used this GPU during the run, so "
-                "its figures may be low; the CSV marks the rows measured meanwhile with "
-                "contended=1\n", program_name, other);
+    unsigned pid = 0;
+    fflush(stdout); /* the warning, on stderr, comes after everything printed before it */
+    if (watch_stop(&pid)) {
+        char who[32] = "";
+        if (pid)
+            snprintf(who, sizeof who, " (pid %u)", pid);
+        fprintf(stderr, "%s: warning: another process%s used this GPU during the run, so its "
+                "figures may be low; the CSV marks the rows written since with contended=1\n",
+                program_name, who);
+    }
     if (unsteady)
-        printf("note: %d of %d measurements spread over %.0f%% of their median, min to max: "
-               "rerun them on an idle machine before trusting them\n", unsteady, rows,
+        printf("note: %d of %d measurements spread, min to max, over %.0f%% of their median: "
+               "their medians are what the tables print\n", unsteady, rows,
                100 * UNSTEADY_SPREAD);
     return rc;
 }

@@ -8,8 +8,6 @@
  */
 #include "common.h"
 
-#include <stdlib.h>
-
 int main(int argc, char **argv)
 {
     program_name = "hold_gpu_memory";
@@ -19,19 +17,25 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: hold_gpu_memory LEAVE [DEVICE]: LEAVE %s\n", why ? why : "");
         return EXIT_USAGE;
     }
-    int device = argc == 3 ? atoi(argv[2]) : 0;
-    size_t free_bytes, total_bytes;
+    unsigned long long device = 0;
+    if (argc == 3 && parse_count(argv[2], 1023, &device)) {
+        fprintf(stderr, "usage: hold_gpu_memory LEAVE [DEVICE]: DEVICE is not a GPU index\n");
+        return EXIT_USAGE;
+    }
+    size_t free_bytes, total_bytes, held_bytes = 0;
     void *held = NULL;
-    if (CUDA_REPORT(cudaSetDevice(device)) || CUDA_REPORT(cudaFree(0)) ||
+    if (CUDA_REPORT(cudaSetDevice((int)device)) || CUDA_REPORT(cudaFree(0)) ||
         CUDA_REPORT(cudaMemGetInfo(&free_bytes, &total_bytes)))
         return EXIT_ERROR;
-    if (free_bytes > leave && CUDA_REPORT(cudaMalloc(&held, free_bytes - leave)))
-        return EXIT_ERROR;
+    if (free_bytes > leave) {
+        held_bytes = free_bytes - leave;
+        if (CUDA_REPORT(cudaMalloc(&held, held_bytes)))
+            return EXIT_ERROR;
+    }
     char a[32], b[32];
     CUDA_REPORT(cudaMemGetInfo(&free_bytes, &total_bytes));
-    printf("holding %s of GPU %d's memory; %s left free\n",
-           format_bytes(held ? total_bytes - free_bytes : 0, a, sizeof a), device,
-           format_bytes(free_bytes, b, sizeof b));
+    printf("holding %s of GPU %llu's memory; %s left free\n",
+           format_bytes(held_bytes, a, sizeof a), device, format_bytes(free_bytes, b, sizeof b));
     fflush(stdout);
     while (getchar() != EOF) /* until the caller closes our input */
         ;

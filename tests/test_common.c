@@ -529,7 +529,9 @@ static void cgroup_limits_are_found_up_the_tree(void)
     put(root, "/job/step", "memory.max", "max\n");
     put(root, "/job/step", "memory.current", "1000\n");
     put(root, "/job", "memory.max", "1073741824\n");
-    put(root, "/job", "memory.current", "268435456\n");
+    put(root, "/job", "memory.current", "402653184\n");
+    /* Of the 384 MiB used, 128 MiB is page cache the kernel would reclaim first. */
+    put(root, "/job", "memory.stat", "anon 268435456\ninactive_file 134217728\n");
     size_t room = cgroup_room(root, "0::/job/step\n");
     if (room != (768u << 20))
         fail("v2: room %zu, want 768 MiB", room);
@@ -541,6 +543,16 @@ static void cgroup_limits_are_found_up_the_tree(void)
     room = cgroup_room(root, "12:cpu,cpuacct:/box\n4:memory:/box\n");
     if (room != (1u << 30))
         fail("v1: room %zu, want 1 GiB", room);
+    /* A v1 hierarchy of several controllers is mounted under all their names. */
+    put(root, "/cpu,memory/pod", "memory.limit_in_bytes", "1073741824\n");
+    put(root, "/cpu,memory/pod", "memory.usage_in_bytes", "0\n");
+    if (cgroup_room(root, "3:cpu,memory:/pod\n") != (1u << 30))
+        fail("v1 with cpu and memory in one hierarchy: want 1 GiB");
+    /* A full cgroup has no room: 0, not "unknown". */
+    put(root, "/full", "memory.max", "4096\n");
+    put(root, "/full", "memory.current", "8192\n");
+    if (cgroup_room(root, "0::/full\n") != 0)
+        fail("a full cgroup should leave 0 bytes");
     /* A container sees its own cgroup as the root. */
     put(root, "", "memory.max", "536870912\n");
     put(root, "", "memory.current", "0\n");
