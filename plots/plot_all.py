@@ -159,12 +159,13 @@ def size_axis(ax, sizes):
 
 
 def save(plt, fig, stem, layout=True):
-    """Writes the figure as PNG and SVG; layout=False where the caller laid it out itself."""
+    """Writes the figure as PNG and SVG; layout=False where the caller laid it out itself, and
+    the saved picture is then cropped to what was drawn."""
     stem.parent.mkdir(parents=True, exist_ok=True)
     if layout:
         fig.tight_layout()
     for suffix in (".png", ".svg"):
-        fig.savefig(stem.with_suffix(suffix))
+        fig.savefig(stem.with_suffix(suffix), bbox_inches=None if layout else "tight")
     plt.close(fig)
     return stem.with_suffix(".png")
 
@@ -267,26 +268,35 @@ def plot_alignment(plt, result_set, out):
 # --------------------------------------------------------------------- phases (01 and 05)
 
 def phase_bars(result_set):
-    """[(label, [(what the CPU was doing, ms), ...]), ...] from lessons 01 and 05."""
-    bars = []
+    """[(label, [(what the CPU was doing, ms), ...]), ...] from lessons 01 and 05, and what
+    the synchronous runs of the two say side by side (or "")."""
+    bars, sync = [], {}
     host = {r["variant"]: r for r in result_set.select(lesson="01_sync_copy", experiment="phases")
             if r["params"].get("clock") == "host"}
     if all(p in host for p in ("h2d", "kernel", "d2h")):
         size = binary_size(host["d2h"]["bytes"])
         bars.append((f"01 synchronous\npageable, {size}\nper vector",
                      [(f"blocked: {p}", host[p]["median_ms"]) for p in ("h2d", "kernel", "d2h")]))
+        sync["01"] = (host["d2h"]["bytes"], sum(host[p]["median_ms"] for p in ("h2d", "kernel",
+                                                                             "d2h")))
     demo = {r["variant"]: r for r in result_set.select(lesson="05_raii_style_c",
                                                        experiment="demo")}
     if all(v in demo for v in ("sync_total", "async_total", "cpu_work", "final_wait")):
         size = binary_size(demo["sync_total"]["bytes"] // 3)
         bars.append((f"05 synchronous\npinned, {size}\nper vector",
                      [("blocked: copies + kernel", demo["sync_total"]["median_ms"])]))
+        sync["05"] = (demo["sync_total"]["bytes"] // 3, demo["sync_total"]["median_ms"])
         cpu, wait = demo["cpu_work"]["median_ms"], demo["final_wait"]["median_ms"]
         issuing = max(demo["async_total"]["median_ms"] - cpu - wait, 0)
         bars.append((f"05 asynchronous\npinned, {size}\nper vector",
                      [("issuing: calls", issuing), ("free: CPU work", cpu),
                       ("blocked: final wait", wait)]))
-    return bars
+    note = ""
+    if len(sync) == 2:
+        (bytes01, ms01), (bytes05, ms05) = sync["01"], sync["05"]
+        note = (f"05 moves {bytes05 / bytes01:.0f}x the data of 01 in {ms05 / ms01:.2f}x the "
+                "time: pinned memory (lesson 04)")
+    return bars, note
 
 
 PHASE_KINDS = {"blocked": ("tab:red", "blocked in CUDA calls"),
@@ -296,7 +306,7 @@ PHASE_KINDS = {"blocked": ("tab:red", "blocked in CUDA calls"),
 
 def plot_phases(plt, result_set, out):
     """Where the CPU's time goes: blocked in CUDA calls, or free for its own work."""
-    bars = phase_bars(result_set)
+    bars, note = phase_bars(result_set)
     if not bars:
         return None
     fig, ax = plt.subplots(figsize=(11, 2.2 + 1.2 * len(bars)))
@@ -326,9 +336,8 @@ def plot_phases(plt, result_set, out):
     ax.set_yticklabels([label for label, _ in bars])
     ax.invert_yaxis()
     ax.set_xlabel("time as the CPU saw it (ms, host clock, median)")
-    ax.set_title(result_set.title("Where the CPU's time goes: c = a + b, lessons 01 and 05\n"
-                                  "(05 moves 4x the data of 01 in half the time: pinned memory, "
-                                  "lesson 04)"))
+    ax.set_title(result_set.title("Where the CPU's time goes: c = a + b, lessons 01 and 05" +
+                                  (f"\n({note})" if note else "")))
     ax.set_xlim(0, 1.25 * total)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, fontsize=10, frameon=False)
     return save(plt, fig, out / result_set.slug / "phases")
@@ -356,13 +365,14 @@ def plot_busy(ax, shares):
         y = [j + i * height for j in range(len(BUSY))]
         values = [100 * share.get(variant, 0) for variant, _ in BUSY]
         bars = ax.barh(y, values, height, label=run)
-        ax.bar_label(bars, fmt="%.0f%%", padding=3, fontsize=9)
+        ax.bar_label(bars, labels=[f"{v:.0f}%" if v > 0 else "" for v in values], padding=3,
+                     fontsize=9)
     ax.set_yticks([j + height * (len(shares) - 1) / 2 for j in range(len(BUSY))])
     ax.set_yticklabels([label for _, label in BUSY])
     ax.invert_yaxis()
     ax.set_xlim(0, 110)
     ax.set_xlabel("busy: share of the run's span with at least one such operation running (%)")
-    ax.legend(loc="lower right", fontsize=9)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=9)
 
 
 def plot_timeline(plt, result_set, out):
@@ -374,9 +384,10 @@ def plot_timeline(plt, result_set, out):
     chunks = max(op["chunk"] for op in result_set.trace) + 1
     cmap = plt.get_cmap("viridis")
     shares = busy_shares(result_set)
-    fig = plt.figure(figsize=(13, 1.6 + 1.5 * len(runs) + (2.2 if shares else 0)))
+    busy_height = 0.13 * len(BUSY) * len(shares) + 0.6  # room for a bar per run and kind
+    fig = plt.figure(figsize=(13, 1.6 + 1.5 * len(runs) + (busy_height if shares else 0)))
     grid = fig.add_gridspec(len(runs) + bool(shares), 1, hspace=0.45,
-                            height_ratios=[1.5] * len(runs) + ([1.6] if shares else []))
+                            height_ratios=[1.5] * len(runs) + ([busy_height] if shares else []))
     gantt = [fig.add_subplot(grid[0])]
     gantt += [fig.add_subplot(grid[i], sharex=gantt[0]) for i in range(1, len(runs))]
     for ax, run in zip(gantt, runs):
@@ -405,12 +416,8 @@ def plot_timeline(plt, result_set, out):
     # Above the runs' own titles, which sit at the top left of each panel.
     fig.suptitle(result_set.title("06_overlap_pipeline: copies and kernels as CUPTI recorded them"),
                  y=1.04)
-    stem = out / result_set.slug / "timeline_06"
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    for suffix in (".png", ".svg"):  # tight_layout does not fit a shared colour bar
-        fig.savefig(stem.with_suffix(suffix), bbox_inches="tight")
-    plt.close(fig)
-    return stem.with_suffix(".png")
+    # tight_layout does not fit a shared colour bar: the saved picture is cropped instead.
+    return save(plt, fig, out / result_set.slug / "timeline_06", layout=False)
 
 
 def plot_efficiency_heatmap(plt, result_set, out):

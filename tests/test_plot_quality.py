@@ -1,0 +1,122 @@
+"""Pictures a reader can trust, checked on every figure drawn through plot_all.save(): no legend
+lists a label twice, no legend covers a data point or a bar, and on every axis of sizes, threads
+or iterations each tick stands on a measured point. Drawn from the reference, and from four GPUs
+side by side (the reference under four names with scaled figures: a fixture, never results)."""
+import csv
+import math
+import re
+import shutil
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+pytest.importorskip("matplotlib")
+sys.path.insert(0, str(ROOT / "plots"))
+import plot_all  # noqa: E402
+
+REFERENCE = ROOT / "results" / "reference" / "nvidia-h200"
+# Four GPUs for the comparisons: the reference's rates scaled, its times scaled inversely.
+FOUR_GPUS = (("NVIDIA H200", 1.0), ("Laptop GPU", 0.4), ("Workstation GPU", 0.45),
+             ("Embedded GPU", 0.15))
+
+
+def data_lines(ax):
+    """The lines that plot data, not the reference lines drawn across the axes."""
+    return [line for line in ax.get_lines()
+            if line.get_transform() == ax.transData and len(line.get_xydata())]
+
+
+def legend_problems(fig, name, renderer):
+    legends = [ax.get_legend() for ax in fig.axes if ax.get_legend()] + list(fig.legends)
+    for legend in legends:
+        labels = [text.get_text() for text in legend.get_texts()]
+        for label in sorted({label for label in labels if labels.count(label) > 1}):
+            yield f"{name}: the legend lists '{label}' {labels.count(label)} times"
+        box = legend.get_window_extent(renderer)
+        for ax in fig.axes:
+            for line in data_lines(ax):
+                covered = [(x, y) for x, y in ax.transData.transform(line.get_xydata())
+                           if box.x0 < x < box.x1 and box.y0 < y < box.y1]
+                if covered:
+                    yield f"{name}: the legend covers {len(covered)} points of a line"
+            for patch in ax.patches:
+                extent = patch.get_window_extent(renderer)
+                if extent.width > 1 and extent.height > 1 and box.overlaps(extent):
+                    yield f"{name}: the legend covers a bar"
+
+
+def tick_problems(fig, name):
+    for ax in fig.axes:
+        if ax.get_xscale() != "log":
+            continue
+        xs = {x for line in data_lines(ax) for x in line.get_xdata()}
+        if not xs:
+            continue
+        for tick in ax.get_xticks():
+            if min(xs) <= tick <= max(xs) and not any(math.isclose(tick, x) for x in xs):
+                yield f"{name}: a tick at {tick:g} stands on no measured point"
+
+
+@pytest.fixture
+def checked(monkeypatch):
+    """plot_all.save() checking each figure before it writes it; the problems found."""
+    problems, original = [], plot_all.save
+
+    def save(plt, fig, stem, layout=True):
+        if layout:
+            fig.tight_layout()
+        renderer = fig.canvas.get_renderer()
+        fig.canvas.draw()
+        problems.extend(legend_problems(fig, stem.name, renderer))
+        problems.extend(tick_problems(fig, stem.name))
+        return original(plt, fig, stem, layout=False)
+
+    monkeypatch.setattr(plot_all, "save", save)
+    return problems
+
+
+def draw_all(results, out):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    result_sets = plot_all.find_result_sets(results)
+    written = [figure(plt, s, out) for s in result_sets
+               for figure in (plot_all.plot_bandwidth, plot_all.plot_alignment,
+                              plot_all.plot_phases, plot_all.plot_timeline,
+                              plot_all.plot_efficiency_heatmap, plot_all.plot_intensity,
+                              plot_all.plot_staged)]
+    written += [plot_all.plot_bandwidth_comparison(plt, result_sets, out),
+                plot_all.plot_pipeline_comparison(plt, result_sets, out)]
+    return [w for w in written if w]
+
+
+def test_the_reference_figures_are_readable(checked, tmp_path):
+    assert len(draw_all(REFERENCE.parent, tmp_path)) == 9
+    assert not checked, "\n".join(checked)
+
+
+def test_four_gpus_side_by_side_are_readable(checked, tmp_path):
+    for gpu, scale in FOUR_GPUS:
+        folder = tmp_path / "four" / re.sub(r"\W+", "-", gpu)
+        shutil.copytree(REFERENCE, folder)
+        meta = folder / "meta.txt"
+        meta.write_text(re.sub(r"(?m)^gpu: .*", f"gpu: {gpu}", meta.read_text()))
+        for path in folder.glob("*.csv"):
+            if path.name.endswith(plot_all.TRACE_SUFFIX):
+                continue
+            with path.open() as f:
+                rows = list(csv.DictReader(f))
+            for r in rows:
+                r["gpu"] = gpu
+                r["gbps"] = f"{float(r['gbps']) * scale:.3f}" if r["gbps"] else ""
+                for key in ("median_ms", "min_ms", "max_ms"):
+                    r[key] = f"{float(r[key]) / scale:.6g}"
+            with path.open("w", newline="") as f:
+                writer = csv.DictWriter(f, plot_all.COLUMNS)
+                writer.writeheader()
+                writer.writerows(rows)
+    written = draw_all(tmp_path / "four", tmp_path / "out")
+    assert (tmp_path / "out" / "compare" / "bandwidth.png") in written
+    assert not checked, "\n".join(checked)
