@@ -365,8 +365,7 @@ def plot_busy(ax, shares):
         y = [j + i * height for j in range(len(BUSY))]
         values = [100 * share.get(variant, 0) for variant, _ in BUSY]
         bars = ax.barh(y, values, height, label=run)
-        ax.bar_label(bars, labels=[f"{v:.0f}%" if v > 0 else "" for v in values], padding=3,
-                     fontsize=9)
+        ax.bar_label(bars, fmt="%.0f%%", padding=3, fontsize=9)
     ax.set_yticks([j + height * (len(shares) - 1) / 2 for j in range(len(BUSY))])
     ax.set_yticklabels([label for _, label in BUSY])
     ax.invert_yaxis()
@@ -517,9 +516,9 @@ def plot_staged(plt, result_set, out):
     ax.set_xticklabels([str(t) for t in threads])
     ax.set_xlabel("CPU threads copying into and out of the staging buffers")
     ax.set_ylabel("GB/s in and out (1 GB = 1e9 bytes)")
-    ax.set_ylim(bottom=0)
+    ax.set_ylim(0, 1.15 * max(r["gbps"] for r in rows if r["gbps"]))  # the ceiling in view
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="upper left", fontsize=9)
+    ax.legend(loc="center left", fontsize=9)  # between the ceiling and the rising lines
     ax.set_title(result_set.title("06 part 5: the data in pageable memory, staged by the CPU "
                                   "(median, host clock)"))
     return save(plt, fig, out / result_set.slug / "staged_06")

@@ -16,6 +16,7 @@ no_gpu() {
     exit 77
 }
 
+command -v nvidia-smi >/dev/null || no_gpu "there is no nvidia-smi here (no NVIDIA driver)"
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader -i "$device" 2>/dev/null | head -n 1)
 [ -n "$gpu" ] || no_gpu "no NVIDIA GPU answers (nvidia-smi finds no GPU $device)"
 slug=$(printf '%s' "$gpu" | tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9]+/-/g; s/^-+|-+$//g')
