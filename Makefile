@@ -126,8 +126,11 @@ run-all: all
 	$(Q)MAKE="$(MAKE)" scripts/run_all.sh $(LESSONS); status=$$?; [ $$status -eq 77 ] || exit $$status
 
 # Draws whatever results exist (yours under results/<gpu>/, and the shipped reference).
+# `make plots LANG=zh` writes the figures in Chinese into plots/out/zh/; only LANG given on the
+# command line counts, not the locale's.
+PLOTS_LANG := $(if $(filter command line,$(origin LANG)),$(LANG),en)
 plots:
-	$(Q)scripts/plots.sh
+	$(Q)PLOTS_LANG=$(PLOTS_LANG) scripts/plots.sh
 
 # Host-only unit tests of common/, built with AddressSanitizer and UBSan.
 TEST_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror -g -O1 \
@@ -182,6 +185,7 @@ help:
 	@echo 'make run-<lesson>  build and run one lesson; flags go in ARGS="--size 1G"'
 	@echo 'make run-all       run every lesson into results/<gpu>/ (CSV + log), then the plots'
 	@echo 'make plots         draw results/<gpu>/ and results/reference/ into plots/out/'
+	@echo '                   (LANG=zh: in Chinese, into plots/out/zh/; needs a Chinese font)'
 	@echo 'make test          all tests; GPU parts are skipped (and counted) without a GPU'
 	@echo 'make sanitize      every lesson under compute-sanitizer (needs a GPU)'
 	@echo 'make test-small-gpu  run-all and test with only $(SMALL_GPU_FREE) of GPU memory free'

@@ -4,15 +4,18 @@ A results folder is any folder holding lesson CSVs (results/<gpu>/ from `make ru
 shipped results/reference/<gpu>/), with the meta.txt that `make run-all` writes and, from lesson
 06, a timeline (06_overlap_pipeline_trace.csv).
 
-usage: python3 plots/plot_all.py [--results DIR] [--out DIR]
+usage: python3 plots/plot_all.py [--results DIR] [--out DIR] [--dpi N] [--lang en|zh]
 Writes PNG and SVG files under --out and names each one; exits 1 with a one-line message when a
-file cannot be read.
+file cannot be read. With --lang zh the figures' words are Chinese (plots/zh.py); without a
+Chinese font that exits 3 and says what to install.
 """
 import argparse
 import csv
 import pathlib
 import re
 import sys
+
+import zh
 
 COLUMNS = ("lesson,experiment,variant,direction,bytes,reps,median_ms,min_ms,max_ms,gbps,"
            "gpu,cc,driver,runtime,params").split(",")
@@ -33,6 +36,24 @@ def line_style(variant, direction):
     if variant.endswith(BOTH_AT_ONCE):
         style["linestyle"] = ":"
     return style
+
+
+LANGUAGE = "en"  # of the figures' words: "zh" draws them in Chinese (main sets it from --lang)
+
+
+def say(english, **values):
+    """A label in the figures' language, its values filled in after the choice."""
+    return (zh.LABELS[english] if LANGUAGE == "zh" else english).format(**values)
+
+
+def name(english):
+    """A name the results carry (memory kind, run, regime), in the figures' language."""
+    if LANGUAGE == "zh":
+        for pattern, chinese in zh.NAMES:
+            found = pattern.match(english)
+            if found:
+                return chinese.format(*(name(group) for group in found.groups()))
+    return english
 
 
 class ResultsError(Exception):
@@ -114,12 +135,13 @@ class ResultSet:
                 self.rows.extend(read_rows(path))
         self.meta = read_meta(folder / "meta.txt")
         gpu = self.meta.get("gpu") or (self.rows[0]["gpu"] if self.rows else folder.name)
-        self.label = gpu + (" (reference)" if "reference" in folder.parts else "")
+        self.slug = re.sub(r"[^a-z0-9]+", "-", (gpu + (" (reference)" if "reference" in
+                                                       folder.parts else "")).lower()).strip("-")
+        self.label = gpu + (say(" (reference)") if "reference" in folder.parts else "")
         self.date = self.meta.get("date", "")[:10]
-        self.slug = re.sub(r"[^a-z0-9]+", "-", self.label.lower()).strip("-")
         # Another process used the GPU during some measurement: every figure of it says so.
         if any(r["params"].get("contended") == 1 for r in self.rows):
-            self.label += " (CONTENDED: the GPU was shared during the run)"
+            self.label += say(" (CONTENDED: the GPU was shared during the run)")
 
     def select(self, **match):
         return [r for r in self.rows if all(r[k] == v for k, v in match.items())]
@@ -155,7 +177,12 @@ def size_axis(ax, sizes):
     ticks = sorted(set(sizes))
     ax.set_xticks(ticks)
     ax.set_xticklabels([binary_size(s) for s in ticks], rotation=45, ha="right")
-    ax.set_xlabel("transfer size (binary units)")
+    ax.set_xlabel(say("transfer size (binary units)"))
+
+
+def text_width(text):
+    """In widths of a Latin letter: a Chinese character takes two."""
+    return sum(2 if "\u2e80" <= c <= "\uffef" else 1 for c in text)
 
 
 def save(plt, fig, stem, layout=True):
@@ -199,21 +226,22 @@ def plot_bandwidth(plt, result_set, out):
         sizes += x
         colour = colours.setdefault((lesson, variant), palette[len(colours) % len(palette)])
         ax.plot(x, y, color=colour, **line_style(variant, direction),
-                label=f"{variant} {direction} ({lesson})")
+                label=say("{variant} {direction} ({lesson})", variant=name(variant),
+                          direction=direction, lesson=lesson))
     best = max(y for points in series.values() for _, y in points)
     ax.axhline(best, color="grey", linestyle="--", linewidth=1)
-    ax.annotate(f"best measured {best:.1f} GB/s", (min(sizes), best), xytext=(0, 4),
+    ax.annotate(say("best measured {gbps:.1f} GB/s", gbps=best), (min(sizes), best), xytext=(0, 4),
                 textcoords="offset points", color="grey")
     peak = result_set.pcie_peak_gbps()
     if peak:
         ax.axhline(peak, color="black", linestyle=":", linewidth=1)
-        ax.annotate(f"PCIe peak {peak:.1f} GB/s per direction", (min(sizes), peak),
+        ax.annotate(say("PCIe peak {gbps:.1f} GB/s per direction", gbps=peak), (min(sizes), peak),
                     xytext=(0, 4), textcoords="offset points")
     size_axis(ax, sizes)
-    ax.set_ylabel("bandwidth (GB/s, 1 GB = 1e9 bytes)")
+    ax.set_ylabel(say("bandwidth (GB/s, 1 GB = 1e9 bytes)"))
     ax.set_ylim(bottom=0, top=max(best, peak or 0) * 1.15)
-    ax.set_title(result_set.title("Copy bandwidth by transfer size (median; solid H2D, dashed "
-                                  "D2H, dotted: both ways at once)"))
+    ax.set_title(result_set.title(say("Copy bandwidth by transfer size (median; solid H2D, "
+                                      "dashed D2H, dotted: both ways at once)")))
     ax.grid(True, alpha=0.3)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=9)
     return save(plt, fig, out / result_set.slug / "bandwidth")
@@ -252,16 +280,17 @@ def plot_alignment(plt, result_set, out):
             sizes += x
             aligned = offset % 256 == 0
             ax.plot(x, y, linestyle="-" if aligned else "--", marker="o" if aligned else "x",
-                    label=f"+{offset} B" + (" (256-aligned)" if aligned else ""))
+                    label=say("+{offset} B (256-aligned)" if aligned else "+{offset} B",
+                              offset=offset))
         ax.axhline(1, color="grey", linewidth=1)
         size_axis(ax, sizes)
-        ax.set_title(f"{key[0]} {key[1]}")
+        ax.set_title(say("{kind} {direction}", kind=name(key[0]), direction=key[1]))
         ax.grid(True, alpha=0.3)
-    axes[0][0].set_ylabel("speed at the offset / at offset 0 (paired)")
+    axes[0][0].set_ylabel(say("speed at the offset / at offset 0 (paired)"))
     axes[0][-1].legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=9,
-                       title="host address")
-    fig.suptitle(result_set.title("Lecture 7.2 predicts dashed lines (unaligned) below 1, "
-                                  "pinned most; median of each"))
+                       title=say("host address"))
+    fig.suptitle(result_set.title(say("Lecture 7.2 predicts dashed lines (unaligned) below 1, "
+                                      "pinned most; median of each")))
     return save(plt, fig, out / result_set.slug / "alignment")
 
 
@@ -275,7 +304,7 @@ def phase_bars(result_set):
             if r["params"].get("clock") == "host"}
     if all(p in host for p in ("h2d", "kernel", "d2h")):
         size = binary_size(host["d2h"]["bytes"])
-        bars.append((f"01 synchronous\npageable, {size}\nper vector",
+        bars.append((say("01 synchronous\npageable, {size}\nper vector", size=size),
                      [(f"blocked: {p}", host[p]["median_ms"]) for p in ("h2d", "kernel", "d2h")]))
         sync["01"] = (host["d2h"]["bytes"], sum(host[p]["median_ms"] for p in ("h2d", "kernel",
                                                                              "d2h")))
@@ -283,19 +312,19 @@ def phase_bars(result_set):
                                                        experiment="demo")}
     if all(v in demo for v in ("sync_total", "async_total", "cpu_work", "final_wait")):
         size = binary_size(demo["sync_total"]["bytes"] // 3)
-        bars.append((f"05 synchronous\npinned, {size}\nper vector",
+        bars.append((say("05 synchronous\npinned, {size}\nper vector", size=size),
                      [("blocked: copies + kernel", demo["sync_total"]["median_ms"])]))
         sync["05"] = (demo["sync_total"]["bytes"] // 3, demo["sync_total"]["median_ms"])
         cpu, wait = demo["cpu_work"]["median_ms"], demo["final_wait"]["median_ms"]
         issuing = max(demo["async_total"]["median_ms"] - cpu - wait, 0)
-        bars.append((f"05 asynchronous\npinned, {size}\nper vector",
+        bars.append((say("05 asynchronous\npinned, {size}\nper vector", size=size),
                      [("issuing: calls", issuing), ("free: CPU work", cpu),
                       ("blocked: final wait", wait)]))
     note = ""
     if len(sync) == 2:
         (bytes01, ms01), (bytes05, ms05) = sync["01"], sync["05"]
-        note = (f"05 moves {bytes05 / bytes01:.0f}x the data of 01 in {ms05 / ms01:.2f}x the "
-                "time: pinned memory (lesson 04)")
+        note = say("05 moves {times:.0f}x the data of 01 in {ratio:.2f}x the time: pinned memory "
+                   "(lesson 04)", times=bytes05 / bytes01, ratio=ms05 / ms01)
     return bars, note
 
 
@@ -315,29 +344,31 @@ def plot_phases(plt, result_set, out):
     for y, (label, parts) in enumerate(bars):
         start, outside = 0.0, []
         for what, ms in parts:
-            kind, name = what.split(": ")
+            kind, part = what.split(": ")
+            part = say(part)
             widths[kind] = widths.get(kind, 0) + ms
             ax.barh(y, ms, left=start, color=PHASE_KINDS[kind][0], edgecolor="white")
-            if ms > 0.012 * len(name) * total:  # wide enough to hold its label
-                ax.text(start + ms / 2, y, f"{name}\n{ms:.1f} ms", ha="center", va="center",
-                        fontsize=11, color="white", fontweight="bold")
+            if ms > 0.012 * text_width(part) * total:  # wide enough to hold its label
+                ax.text(start + ms / 2, y, say("{name}\n{ms:.1f} ms", name=part, ms=ms),
+                        ha="center", va="center", fontsize=11, color="white", fontweight="bold")
             else:
-                outside.append(f"{name} {ms:.2g}")
+                outside.append(say("{name} {ms:.2g}", name=part, ms=ms))
             start += ms
         # After the bar: its total, and the parts too narrow to say so themselves.
-        ax.text(start + 0.01 * total, y, f"{start:.1f} ms" + (
-            f"\n({', '.join(outside)} ms)" if outside else ""), va="center", fontsize=10)
+        ax.text(start + 0.01 * total, y, say("{ms:.1f} ms", ms=start) + (
+            say("\n({parts} ms)", parts=", ".join(outside)) if outside else ""), va="center",
+            fontsize=10)
     # One legend entry per kind of time, saying so where its bars are too thin to see.
     for kind, ms in widths.items():
-        colour, name = PHASE_KINDS[kind]
-        thin = f" ({ms:.2f} ms: too thin to see)" if ms < 0.01 * total else ""
-        ax.barh(0, 0, color=colour, label=name + thin)
+        colour, meaning = PHASE_KINDS[kind]
+        thin = say(" ({ms:.2f} ms: too thin to see)", ms=ms) if ms < 0.01 * total else ""
+        ax.barh(0, 0, color=colour, label=say(meaning) + thin)
     ax.set_yticks(range(len(bars)))
     ax.set_yticklabels([label for label, _ in bars])
     ax.invert_yaxis()
-    ax.set_xlabel("time as the CPU saw it (ms, host clock, median)")
-    ax.set_title(result_set.title("Where the CPU's time goes: c = a + b, lessons 01 and 05" +
-                                  (f"\n({note})" if note else "")))
+    ax.set_xlabel(say("time as the CPU saw it (ms, host clock, median)"))
+    ax.set_title(result_set.title(say("Where the CPU's time goes: c = a + b, lessons 01 and 05") +
+                                  (say("\n({note})", note=note) if note else "")))
     ax.set_xlim(0, 1.25 * total)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, fontsize=10, frameon=False)
     return save(plt, fig, out / result_set.slug / "phases")
@@ -364,13 +395,14 @@ def plot_busy(ax, shares):
     for i, (run, share) in enumerate(shares.items()):  # the order of the Gantt charts
         y = [j + i * height for j in range(len(BUSY))]
         values = [100 * share.get(variant, 0) for variant, _ in BUSY]
-        bars = ax.barh(y, values, height, label=run)
+        bars = ax.barh(y, values, height, label=name(run))
         ax.bar_label(bars, fmt="%.0f%%", padding=3, fontsize=9)
     ax.set_yticks([j + height * (len(shares) - 1) / 2 for j in range(len(BUSY))])
-    ax.set_yticklabels([label for _, label in BUSY])
+    ax.set_yticklabels([say(label) for _, label in BUSY])
     ax.invert_yaxis()
     ax.set_xlim(0, 110)
-    ax.set_xlabel("busy: share of the run's span with at least one such operation running (%)")
+    ax.set_xlabel(say("busy: share of the run's span with at least one such operation running "
+                      "(%)"))
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=9)
 
 
@@ -400,21 +432,21 @@ def plot_timeline(plt, result_set, out):
         end = max(op["start_ms"] + op["duration_ms"] for op in result_set.trace
                   if op["run"] == run)
         ax.set_yticks(range(len(rows)))
-        ax.set_yticklabels(rows)
+        ax.set_yticklabels([say(row) for row in rows])
         ax.invert_yaxis()
-        ax.set_title(f"{run}: {end:.1f} ms", loc="left", fontsize=11)
+        ax.set_title(say("{run}: {ms:.1f} ms", run=name(run), ms=end), loc="left", fontsize=11)
         ax.grid(True, axis="x", alpha=0.3)
     for ax in gantt[:-1]:
         ax.tick_params(labelbottom=False)
-    gantt[-1].set_xlabel("time on the GPU (ms, from each run's first operation)")
+    gantt[-1].set_xlabel(say("time on the GPU (ms, from each run's first operation)"))
     colourbar = fig.colorbar(plt.cm.ScalarMappable(cmap=cmap, norm=plt.Normalize(0, chunks - 1)),
                              ax=gantt, pad=0.01)
-    colourbar.set_label("chunk")
+    colourbar.set_label(say("chunk"))
     if shares:
         plot_busy(fig.add_subplot(grid[len(runs)]), shares)
     # Above the runs' own titles, which sit at the top left of each panel.
-    fig.suptitle(result_set.title("06_overlap_pipeline: copies and kernels as CUPTI recorded them"),
-                 y=1.04)
+    fig.suptitle(result_set.title(say("06_overlap_pipeline: copies and kernels as CUPTI recorded "
+                                      "them")), y=1.04)
     # tight_layout does not fit a shared colour bar: the saved picture is cropped instead.
     return save(plt, fig, out / result_set.slug / "timeline_06", layout=False)
 
@@ -438,13 +470,14 @@ def plot_efficiency_heatmap(plt, result_set, out):
     ax.set_xticklabels(streams)
     ax.set_yticks(range(len(chunks)))
     ax.set_yticklabels(chunks)
-    ax.set_xlabel("streams (= device buffers)")
-    ax.set_ylabel("chunks")
-    fig.colorbar(image, ax=ax, label="efficiency = bound / pipeline time")
+    ax.set_xlabel(say("streams (= device buffers)"))
+    ax.set_ylabel(say("chunks"))
+    fig.colorbar(image, ax=ax, label=say("efficiency = bound / pipeline time"))
     sample = next(iter(result_set.select(lesson="06_overlap_pipeline", experiment="sweep_shape")))
-    ax.set_title(result_set.title(
-        f"06: pipeline efficiency, {binary_size(sample['bytes'] // 2)}; the kernel applies "
-        f"x = a x + c\n{sample['params']['iters']:g} times per element (the balanced regime)"))
+    ax.set_title(result_set.title(say(
+        "06: pipeline efficiency, {size}; the kernel applies x = a x + c\n{iters:g} times per "
+        "element (the balanced regime)", size=binary_size(sample["bytes"] // 2),
+        iters=sample["params"]["iters"])))
     return save(plt, fig, out / result_set.slug / "efficiency_06")
 
 
@@ -472,18 +505,19 @@ def plot_intensity(plt, result_set, out):
     iters, speedup, ceiling = zip(*points)
     fig, ax = plt.subplots(figsize=(10, 6))
     ax.plot(iters, ceiling, color="black", linestyle="--", marker="",
-            label="bound: serial time / the slower of the pipeline without its kernels "
-                  "and without its copies")
-    ax.plot(iters, speedup, color="tab:blue", marker="o", label="pipeline: serial time / pipeline")
+            label=say("bound: serial time / the slower of the pipeline without its kernels "
+                      "and without its copies"))
+    ax.plot(iters, speedup, color="tab:blue", marker="o",
+            label=say("pipeline: serial time / pipeline"))
     ax.set_xscale("log", base=2)
     ax.set_xticks(iters)
     ax.set_xticklabels([f"{i:g}" for i in iters])
-    ax.set_xlabel("kernel iterations per element (arithmetic intensity)")
-    ax.set_ylabel("speed-up over one stream, one buffer (x)")
+    ax.set_xlabel(say("kernel iterations per element (arithmetic intensity)"))
+    ax.set_ylabel(say("speed-up over one stream, one buffer (x)"))
     ax.set_ylim(bottom=0, top=max(ceiling) * 1.2)
     ax.grid(True, alpha=0.3)
     ax.legend(loc="upper left")
-    ax.set_title(result_set.title("06: what overlap buys, from copy-bound to compute-bound"))
+    ax.set_title(result_set.title(say("06: what overlap buys, from copy-bound to compute-bound")))
     return save(plt, fig, out / result_set.slug / "intensity_06")
 
 
@@ -496,12 +530,12 @@ def plot_staged(plt, result_set, out):
         return None
     fig, ax = plt.subplots(figsize=(10, 5.5))
     threads = [int(t) for t, _ in staged]
-    ax.plot(threads, [r["gbps"] for _, r in staged], marker="o", label="staged pipeline")
+    ax.plot(threads, [r["gbps"] for _, r in staged], marker="o", label=say("staged pipeline"))
     for variant, label, marker in (("cpu_alone", "its CPU copies alone (no GPU)", "s"),
                                    ("cpu_inside", "its CPU copies inside the staged run", "^")):
         cpu = sorted((r["params"]["threads"], r) for r in rows if r["variant"] == variant)
         ax.plot([t for t, _ in cpu], [r["bytes"] / r["median_ms"] / 1e6 for _, r in cpu],
-                marker=marker, linestyle="--", label=label)
+                marker=marker, linestyle="--", label=say(label))
     lines = (("pinned_only", "data already pinned (the ceiling)", "black", ":"),
              ("gpu_alone", "its GPU work alone (no CPU copies)", "grey", "-."),
              ("async_pageable", "cudaMemcpyAsync from pageable memory", "tab:red", "--"),
@@ -510,17 +544,18 @@ def plot_staged(plt, result_set, out):
         for r in rows:
             if r["variant"] == variant:
                 ax.axhline(r["gbps"], color=colour, linestyle=style, linewidth=1.2,
-                           label=f"{label}: {r['gbps']:.1f} GB/s")
+                           label=say("{label}: {gbps:.1f} GB/s", label=say(label),
+                                     gbps=r["gbps"]))
     ax.set_xscale("log", base=2)
     ax.set_xticks(threads)
     ax.set_xticklabels([str(t) for t in threads])
-    ax.set_xlabel("CPU threads copying into and out of the staging buffers")
-    ax.set_ylabel("GB/s in and out (1 GB = 1e9 bytes)")
+    ax.set_xlabel(say("CPU threads copying into and out of the staging buffers"))
+    ax.set_ylabel(say("GB/s in and out (1 GB = 1e9 bytes)"))
     ax.set_ylim(0, 1.15 * max(r["gbps"] for r in rows if r["gbps"]))  # the ceiling in view
     ax.grid(True, alpha=0.3)
     ax.legend(loc="center left", fontsize=9)  # between the ceiling and the rising lines
-    ax.set_title(result_set.title("06 part 5: the data in pageable memory, staged by the CPU "
-                                  "(median, host clock)"))
+    ax.set_title(result_set.title(say("06 part 5: the data in pageable memory, staged by the CPU "
+                                      "(median, host clock)")))
     return save(plt, fig, out / result_set.slug / "staged_06")
 
 
@@ -581,17 +616,18 @@ def plot_bandwidth_comparison(plt, result_sets, out):
                     ax.plot(x, y, color=colours[result_set.label], markersize=4,
                             **DIRECTION_STYLE[direction])
             both = experiment == "bandwidth_bidirectional"
-            ax.set_title(f"{kind.replace('_', '-')}{', both ways at once' if both else ''}\n"
-                         f"{direction}", fontsize=11)
+            ax.set_title(say("{kind}, both ways at once\n{direction}" if both else
+                             "{kind}\n{direction}", kind=name(kind.replace("_", "-")),
+                             direction=direction), fontsize=11)
             size_axis(ax, sizes)
             ax.tick_params(axis="x", labelsize=8)
             ax.set_xlabel("")
             ax.grid(True, alpha=0.3)
         axes[row][0].set_ylim(0, fastest * 1.08)  # the row shares it
-        axes[row][0].set_ylabel(f"{direction}: GB/s (1e9 bytes/s)")
+        axes[row][0].set_ylabel(say("{direction}: GB/s (1e9 bytes/s)", direction=direction))
     gpu_legend(fig, result_sets, colours)
-    fig.suptitle("Host-device copy bandwidth across GPUs, by memory kind (median; transfer "
-                 "size along each axis)")
+    fig.suptitle(say("Host-device copy bandwidth across GPUs, by memory kind (median; transfer "
+                     "size along each axis)"))
     fig.tight_layout(rect=(0, 0.025 * rows, 1, 1))
     return save(plt, fig, out / "compare" / "bandwidth", layout=False)
 
@@ -621,37 +657,64 @@ def plot_pipeline_comparison(plt, result_sets, out):
             lines_ax.plot(iters, speedup, marker="o", color=colour)
     bars_ax.axhline(1, color="black", linestyle="--", linewidth=1)
     bars_ax.set_xticks([x + width * (len(with_pipeline) - 1) / 2 for x in range(len(regimes))])
-    bars_ax.set_xticklabels(regimes)
-    bars_ax.set_ylabel("efficiency = bound / pipeline time")
+    bars_ax.set_xticklabels([name(regime) for regime in regimes])
+    bars_ax.set_ylabel(say("efficiency = bound / pipeline time"))
     bars_ax.set_ylim(0, 1.1)
-    bars_ax.set_title("efficiency by regime (1 = as fast as its bound)")
+    bars_ax.set_title(say("efficiency by regime (1 = as fast as its bound)"))
     lines_ax.set_xscale("log", base=2)
     lines_ax.set_xticks(sorted(all_iters))
     lines_ax.set_xticklabels([f"{i:g}" for i in sorted(all_iters)])
-    lines_ax.set_xlabel("kernel iterations per element")
-    lines_ax.set_ylabel("speed-up over one stream, one buffer (x)")
+    lines_ax.set_xlabel(say("kernel iterations per element"))
+    lines_ax.set_ylabel(say("speed-up over one stream, one buffer (x)"))
     lines_ax.set_ylim(bottom=0)
-    lines_ax.set_title("speed-up by arithmetic intensity")
+    lines_ax.set_title(say("speed-up by arithmetic intensity"))
     lines_ax.grid(True, alpha=0.3)
     gpu_legend(fig, with_pipeline, colours)
-    fig.suptitle("06_overlap_pipeline across GPUs")
+    fig.suptitle(say("06_overlap_pipeline across GPUs"))
     fig.tight_layout(rect=(0, 0.035 * rows, 1, 1))
     return save(plt, fig, out / "compare" / "pipeline", layout=False)
 
 
 # -------------------------------------------------------------------------------- main
 
+def use_chinese(plt):
+    """Chinese words from here on, in the first Chinese font installed; Latin letters and digits
+    stay in the default font, which matplotlib falls back from glyph by glyph."""
+    global LANGUAGE
+    from matplotlib import font_manager
+    fonts = font_manager.fontManager
+    font = next((f for f in zh.CJK_FONTS if f in {known.name for known in fonts.ttflist}), None)
+    if font is None:  # matplotlib lists the fonts it found when it first ran: look again
+        known = {entry.fname for entry in fonts.ttflist}
+        for path in set(font_manager.findSystemFonts()) - known:
+            try:
+                fonts.addfont(path)
+            except (OSError, RuntimeError, ValueError):
+                continue  # a file FreeType cannot read is no font of ours
+        names = {entry.name for entry in fonts.ttflist}
+        font = next((f for f in zh.CJK_FONTS if f in names), None)
+    if font is None:
+        print(zh.NO_FONT, file=sys.stderr)
+        sys.exit(3)  # as for a missing matplotlib: something to install, not a failure
+    plt.rcParams["font.family"] = [plt.rcParams["font.sans-serif"][0], font]
+    LANGUAGE = "zh"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", default="results", type=pathlib.Path)
     parser.add_argument("--out", default="plots/out", type=pathlib.Path)
     parser.add_argument("--dpi", default=150, type=int, help="PNG resolution (docs/ uses 70)")
+    parser.add_argument("--lang", default="en", choices=("en", "zh"),
+                        help="the figures' words: English, or Chinese (needs a Chinese font)")
     args = parser.parse_args()
 
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     plt.rcParams.update({"font.size": 12, "axes.titlesize": 13, "savefig.dpi": args.dpi})
+    if args.lang == "zh":
+        use_chinese(plt)
 
     try:
         result_sets = find_result_sets(args.results)

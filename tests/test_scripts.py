@@ -30,9 +30,9 @@ def test_csv_schema_has_one_source():
     assert "".join(re.findall(r'"([^"]*)"', define)).split(",") == check_csv.COLUMNS
 
 
-def plots(results, out):
+def plots(results, out, lang="en"):
     return run(ROOT / "scripts" / "plots.sh", env={"PLOTS_RESULTS": str(results),
-                                                   "PLOTS_OUT": str(out)})
+                                                   "PLOTS_OUT": str(out), "PLOTS_LANG": lang})
 
 
 def pngs(folder):
@@ -40,7 +40,8 @@ def pngs(folder):
 
 
 def skip_without_matplotlib(result):
-    """Exit 3: no matplotlib could be had. CI sets REQUIRE_PLOTS=1 to fail instead."""
+    """Exit 3: no matplotlib (or, for Chinese, no font) could be had. CI sets REQUIRE_PLOTS=1 to
+    fail instead."""
     if result.returncode == 3 and os.environ.get("REQUIRE_PLOTS") != "1":
         pytest.skip(lines(result.stderr)[0] if result.stderr else "no matplotlib")
 
@@ -53,6 +54,16 @@ def test_reference_results_draw_every_figure(tmp_path):
     skip_without_matplotlib(result)
     # bandwidth, alignment, phases, timeline, efficiency, intensity, staged, the two comparisons
     assert result.returncode == 0 and len(pngs(tmp_path)) == 9, result.stderr[-400:]
+
+
+def test_make_plots_lang_zh_draws_every_figure_in_chinese(tmp_path):
+    """`make plots LANG=zh`: the same figures, with Chinese words (exit 3 without a font)."""
+    result = run("make", "--no-print-directory", "plots", "LANG=zh",
+                 env={"PLOTS_RESULTS": str(REFERENCE), "PLOTS_OUT": str(tmp_path)})
+    skip_without_matplotlib(result)
+    assert result.returncode == 0 and len(pngs(tmp_path)) == 9, result.stderr[-400:]
+    assert "各传输大小的拷贝带宽" in (tmp_path / "nvidia-h200-reference" /
+                                "bandwidth.svg").read_text()
 
 
 def test_two_gpus_draw_their_figures_and_the_comparisons(tmp_path):
