@@ -6,6 +6,7 @@
 #   SMS        GPU architectures   (default: this machine's GPU; without one, sm_75 and up + PTX)
 #   V=1        echo every command
 #   ARGS       extra flags for `make run-<lesson>`, e.g. ARGS="--size 1G"
+#   EXERCISE   `make run-<lesson> EXERCISE=N` runs exercise N of the lesson's README
 
 LESSONS := 01_sync_copy 02_streams 03_events 04_pinned_memory 05_raii_style_c \
            06_overlap_pipeline
@@ -75,7 +76,7 @@ endif
 
 HOST_OBJS := $(patsubst %,$(OBJ)/%.o,$(wildcard common/*.c $(addsuffix /*.c,$(LESSONS))))
 COMMON_OBJS := $(OBJ)/common/common.c.o $(OBJ)/common/gpu.c.o $(OBJ)/common/fault.c.o \
-               $(OBJ)/common/watch.c.o $(OBJ)/common/kernels.cu.o
+               $(OBJ)/common/watch.c.o $(OBJ)/common/exercise.c.o $(OBJ)/common/kernels.cu.o
 lesson_objs  = $(patsubst %,$(OBJ)/%.o,$(wildcard $(1)/*.c $(1)/*.cu))
 PROGRAMS    := $(addprefix $(BIN)/,$(LESSONS))
 
@@ -88,7 +89,8 @@ $(LESSONS): %: $(BIN)/%
 
 # A program without a GPU says so in one sentence and exits 77: nothing failed.
 $(addprefix run-,$(LESSONS)): run-%: $(BIN)/%
-	./$(BIN)/$* $(ARGS); status=$$?; [ $$status -eq 77 ] || exit $$status
+	./$(BIN)/$* $(if $(EXERCISE),--exercise $(EXERCISE)) $(ARGS); status=$$?; \
+		[ $$status -eq 77 ] || exit $$status
 
 define program_rule
 $(BIN)/$(1): $(call lesson_objs,$(1)) $(COMMON_OBJS)
@@ -136,7 +138,7 @@ plots:
 TEST_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror -g -O1 \
                -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all \
                -Icommon -isystem $(CUDA_PATH)/include
-TEST_SOURCES := tests/test_common.c common/common.c common/watch.c
+TEST_SOURCES := tests/test_common.c common/common.c common/watch.c common/exercise.c
 $(BUILD)/tests/test_common: $(TEST_SOURCES) common/common.h 06_overlap_pipeline/pipeline.h
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) $(TEST_CFLAGS) -o $@ $(TEST_SOURCES) -lm -lpthread -ldl
@@ -183,6 +185,7 @@ help:
 	@echo 'make               build every lesson into $(BIN)/'
 	@echo 'make <lesson>      build one lesson, e.g. make 01_sync_copy'
 	@echo 'make run-<lesson>  build and run one lesson; flags go in ARGS="--size 1G"'
+	@echo '                   (EXERCISE=N: run exercise N of its README instead)'
 	@echo 'make run-all       run every lesson into results/<gpu>/ (CSV + log), then the plots'
 	@echo 'make plots         draw results/<gpu>/ and results/reference/ into plots/out/'
 	@echo '                   (LANG=zh: in Chinese, into plots/out/zh/; needs a Chinese font)'

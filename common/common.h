@@ -344,4 +344,33 @@ void csv_record(struct csv *csv, const struct csv_row *row);
 /* Writes one CSV field, quoted when it holds a comma, quote or line break (RFC 4180). */
 void csv_field(FILE *file, const char *text);
 
+/* ------------------------------------------------------------------ exercises */
+
+/* `--exercise N` (or `make run-<lesson> EXERCISE=N`) runs exercise N of the lesson's README in
+ * place of the lesson, the code change it asks for included, so a class can watch the wrong
+ * version fail without editing anything; the default run stays the correct program. */
+#define EXERCISE_OPTION(value, count)                                                            \
+    {"--exercise", OPT_INT, (value), 1, (count), "N",                                            \
+     "run exercise N of README.md in place of the lesson, and compare its answer with the "     \
+     "shipped reference for this GPU", 0}
+
+/* Prints "exercise N of COUNT: ASKS" (run_all.sh reads COUNT from it). */
+void exercise_begin(int n, int count, const char *asks);
+
+/* One figure of exercise n's answer: prints it, and beside it the same figure (`key`) of the
+ * shipped reference run on this GPU model, results/reference/<gpu>/<lesson>_exercises.csv, and
+ * how far apart they are, or that there is no reference for this GPU. Writes it to the CSV as
+ * experiment "exercise", variant `key`, params "exercise=N;value=VALUE", with the statistics of
+ * the measurement it comes from (`measured`). Returns csv_write()'s result. */
+#define EXERCISE_NEAR 0.10 /* closer than this share of the reference: "close" */
+int exercise_answer(struct csv *csv, int n, const char *key, const char *what, double value,
+                    const char *unit, struct csv_row measured);
+
+/* The reference's figure `key` of `lesson` from folder/<lesson>_exercises.csv: 0, or -1 when
+ * there is none. */
+int exercise_reference(const char *folder, const char *lesson, const char *key, double *value);
+
+/* A GPU's folder name under results/, as run_all.sh makes it: "NVIDIA H200" -> "nvidia-h200". */
+void gpu_slug(const char *name, char *slug, size_t len);
+
 #endif /* COMMON_H */

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# run_all.sh LESSON... - behind `make run-all`: runs every lesson with its defaults into
-# results/<gpu>/ (LESSON.csv, LESSON.log and meta.txt), one summary line per lesson, then the plots.
+# run_all.sh LESSON... - behind `make run-all`: runs every lesson with its defaults, then each of
+# its exercises, into results/<gpu>/ (LESSON.csv, LESSON.log, LESSON_exercises.csv and .log, and
+# meta.txt), one summary line per lesson and per lesson's exercises, then the plots.
 #
 # Environment: DEVICE (GPU index, default 0), RESULTS_DIR (default results), MAKE, and COMMIT
 # (what meta.txt records when the tree is not a git checkout).
@@ -57,6 +58,32 @@ for lesson in "$@"; do
     summary+=("$(printf '%-20s %-18s %5d.%d s  %s (%d rows)' "$lesson" "$verdict" $((tenths / 10)) $((tenths % 10)) "$csv" "$rows")")
 done
 [ "$ran" -eq 0 ] && [ "$without_gpu" -gt 0 ] && no_gpu "the lessons cannot use the GPU that nvidia-smi shows"
+
+# Every lesson's exercises, N = 1 to the count that exercise 1 prints ("exercise 1 of 3: ..."),
+# into LESSON_exercises.csv and .log: what the READMEs' answers quote, and what `--exercise N`
+# sets a student's figures against.
+for lesson in "$@"; do
+    csv=$dir/${lesson}_exercises.csv log=$dir/${lesson}_exercises.log
+    rm -f "$csv" "$log"
+    echo "=== $lesson exercises"
+    start_ns=$(date +%s%N)
+    n=1 count=1 failed=0
+    while [ "$n" -le "$count" ]; do
+        build/bin/"$lesson" --device "$device" --csv "$csv" --exercise "$n" 2>&1 | tee -a "$log"
+        rc=${PIPESTATUS[0]}
+        [ "$n" -eq 1 ] && count=$(sed -n 's/^exercise 1 of \([0-9]*\):.*/\1/p' "$log" | head -n 1)
+        count=${count:-0}
+        [ "$rc" -eq 0 ] || failed=$rc
+        n=$((n + 1))
+    done
+    tenths=$((($(date +%s%N) - start_ns) / 100000000))
+    if [ "$failed" -ne 0 ] || [ "$count" -eq 0 ]; then
+        verdict="FAILED (exit $failed)" status=1
+    else
+        verdict="$count exercises"
+    fi
+    summary+=("$(printf '%-20s %-18s %5d.%d s  %s' "$lesson" "$verdict" $((tenths / 10)) $((tenths % 10)) "$log")")
+done
 # Lessons that saw another process on the GPU marked the rows measured meanwhile (contended=1).
 contended=$(grep -l 'contended=1' "$dir"/*.csv 2>/dev/null | xargs -r -n 1 basename | sed 's/\.csv$//' | paste -sd, -)
 echo "contended: $([ -n "$contended" ] && echo "1 ($contended)" || echo 0)" >>"$dir/meta.txt"

@@ -564,6 +564,51 @@ static void cgroup_limits_are_found_up_the_tree(void)
         fail("could not remove %s", root);
 }
 
+/* ---------------------------------------------------------------- exercises */
+
+static void gpu_names_become_the_folders_run_all_makes(void)
+{
+    const char *names[][2] = {{"NVIDIA H200", "nvidia-h200"},
+                              {"NVIDIA GeForce RTX 4090 Laptop GPU", "nvidia-geforce-rtx-4090-laptop-gpu"},
+                              {"  Tesla T4 (PCIe) ", "tesla-t4-pcie"}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char slug[64];
+        gpu_slug(names[i][0], slug, sizeof slug);
+        if (strcmp(slug, names[i][1]))
+            fail("gpu_slug(\"%s\") = \"%s\", want \"%s\"", names[i][0], slug, names[i][1]);
+    }
+}
+
+static void exercise_figures_are_read_from_the_reference(void)
+{
+    char folder[] = "/tmp/test_common_reference_XXXXXX";
+    if (!mkdtemp(folder)) {
+        fail("no temporary directory");
+        return;
+    }
+    char path[128];
+    snprintf(path, sizeof path, "%s/02_streams_exercises.csv", folder);
+    FILE *f = fopen(path, "w");
+    fprintf(f, "%s\n", CSV_HEADER);
+    fprintf(f, "02_streams,exercise,\"speedup, 16 streams\",none,0,1,1,1,1,,"
+               "\"NVIDIA H200\",9.0,580,13.0,exercise=1;value=2.5;contended=1\n");
+    fprintf(f, "02_streams,exercise,latency,none,0,1,1,1,1,,NVIDIA H200,9.0,580,13.0,"
+               "exercise=3;novalue=7\n");
+    fprintf(f, "02_streams,bandwidth,latency,none,0,1,1,1,1,,NVIDIA H200,9.0,580,13.0,value=9\n");
+    fclose(f);
+    double value = 0;
+    if (exercise_reference(folder, "02_streams", "speedup, 16 streams", &value) || value != 2.5)
+        fail("the quoted key's value: got %g, want 2.5", value);
+    if (exercise_reference(folder, "02_streams", "latency", &value) == 0)
+        fail("'novalue=' taken for 'value=', or a non-exercise row read");
+    if (exercise_reference(folder, "02_streams", "missing", &value) == 0)
+        fail("a key the reference lacks was found");
+    if (exercise_reference(folder, "03_events", "speedup, 16 streams", &value) == 0)
+        fail("another lesson's file was read");
+    remove(path);
+    rmdir(folder);
+}
+
 int main(void)
 {
     RUN(sizes_with_binary_suffixes_are_accepted);
@@ -590,5 +635,7 @@ int main(void)
     RUN(sizes_halve_what_the_command_line_left_open);
     RUN(sizes_stop_at_the_least);
     RUN(cgroup_limits_are_found_up_the_tree);
+    RUN(gpu_names_become_the_folders_run_all_makes);
+    RUN(exercise_figures_are_read_from_the_reference);
     return failures;
 }
