@@ -89,7 +89,8 @@ $(LESSONS): %: $(BIN)/%
 
 # A program without a GPU says so in one sentence and exits 77: nothing failed.
 $(addprefix run-,$(LESSONS)): run-%: $(BIN)/%
-	./$(BIN)/$* $(if $(EXERCISE),--exercise $(EXERCISE)) $(ARGS); status=$$?; \
+	@echo ./$(BIN)/$* $(if $(EXERCISE),--exercise $(EXERCISE)) $(ARGS)
+	@./$(BIN)/$* $(if $(EXERCISE),--exercise $(EXERCISE)) $(ARGS); status=$$?; \
 		[ $$status -eq 77 ] || exit $$status
 
 define program_rule

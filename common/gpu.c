@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 cudaError_t cuda_report(cudaError_t err, const char *expr, const char *file, int line)
 {
@@ -28,8 +29,10 @@ static const char *no_gpu_remedy(cudaError_t err)
     switch (err) {
     case cudaErrorNoDevice:
         return "no CUDA-capable GPU is visible; check nvidia-smi and CUDA_VISIBLE_DEVICES";
-    case cudaErrorInsufficientDriver:
-        return "the NVIDIA driver is missing or older than this CUDA runtime; install or update it";
+    case cudaErrorInsufficientDriver: /* also what a machine with no driver at all gets */
+        return access("/proc/driver/nvidia/version", R_OK) == 0
+                   ? "the NVIDIA driver is older than this CUDA runtime; update it"
+                   : "no NVIDIA driver is loaded (no GPU, or its driver is not installed)";
     case cudaErrorSystemDriverMismatch:
         return "the driver's user library and kernel module differ; reboot or reinstall the driver";
     case cudaErrorDevicesUnavailable:
