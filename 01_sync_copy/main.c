@@ -11,10 +11,12 @@
  * the data has been copied into the driver's staging buffer, and the DMA to the device may still
  * be running; from the device to the host it returns once the copy is done.
  *
- * Every later lesson is compared with the numbers this one prints.
+ * Every later lesson is compared with the numbers this one prints. `--exercise N` runs exercise N
+ * of the README instead (exercises.c), with these same functions.
  */
 #include "common.h"
 #include "kernels.h"
+#include "sync_copy.h"
 
 #include <math.h>
 #include <string.h>
@@ -24,7 +26,6 @@ static const char summary[] =
     "(malloc) memory, timed phase by phase on the GPU and on the CPU, then a bandwidth sweep of\n"
     "pageable cudaMemcpy in both directions from 4 KiB to --sweep-max.";
 
-enum { PHASE_H2D, PHASE_KERNEL, PHASE_D2H, PHASE_TOTAL, N_PHASES };
 static const char *const phase_names[N_PHASES] = {"h2d", "kernel", "d2h", "total"};
 static const char *const phase_directions[N_PHASES] = {"H2D", "none", "D2H", "none"};
 
@@ -62,17 +63,11 @@ static void vectors_free(struct vectors *v)
     free(v->h_c);
 }
 
-/* One repetition's times, phase by phase, on both clocks. */
-struct phase_times {
-    double gpu_ms[N_PHASES];  /* CUDA events: what the GPU spent */
-    double host_ms[N_PHASES]; /* host clock: how long the CPU was held up */
-    double launch_ms;         /* host clock: how long the kernel launch itself took to return */
-};
-
 /* Copies a and b in, adds, copies c out, the blocking way, and checks c. Events mark points in a
  * stream, and the GPU stamps each when it gets there; all work here goes to the legacy default
  * stream (stream 0), so recording the events there brackets it exactly. */
-static struct phase_times one_repetition(const struct vectors *v, cudaEvent_t mark[N_PHASES])
+static struct phase_times one_repetition(const struct vectors *v, cudaEvent_t mark[N_PHASES],
+                                         bool wait_for_kernel)
 {
     const size_t bytes = v->n * sizeof(float);
     /* Poison the result on both sides, so that verification proves this repetition wrote it. */
@@ -91,8 +86,10 @@ static struct phase_times one_repetition(const struct vectors *v, cudaEvent_t ma
     double t_launched = host_ms();
     CUDA_CHECK(cudaEventRecord(mark[2], 0));
     /* Even in this "synchronous" program the launch returns at once: kernels are always
-     * asynchronous. It is this call that makes the CPU wait for the kernel. */
-    CUDA_CHECK(cudaDeviceSynchronize());
+     * asynchronous. It is this call that makes the CPU wait for the kernel; without it (exercise
+     * 2), the next cudaMemcpy waits, since the legacy default stream runs its work in order. */
+    if (wait_for_kernel)
+        CUDA_CHECK(cudaDeviceSynchronize());
     double t2 = host_ms();
 
     CUDA_CHECK(cudaMemcpy(v->h_c, v->d_c, bytes, cudaMemcpyDeviceToHost));
@@ -114,7 +111,7 @@ static struct phase_times one_repetition(const struct vectors *v, cudaEvent_t ma
 }
 
 static void print_phases(const struct vectors *v, const struct phase_times *times, int reps,
-                         struct csv *csv)
+                         bool wait_for_kernel, struct csv *csv)
 {
     const size_t bytes = v->n * sizeof(float);
     /* Bytes each phase moves: two inputs in, one output out; the kernel touches all three. */
@@ -151,10 +148,11 @@ static void print_phases(const struct vectors *v, const struct phase_times *time
     free(samples);
 
     printf("  (GB/s: H2D and D2H over PCIe; kernel: bytes read + written in device memory)\n");
-    printf("  The CPU spent the whole %.3f ms inside blocking CUDA calls, and the copy engines and\n"
-           "  the SMs took turns. Only the kernel launch returned at once (after %.4f ms):\n"
-           "  cudaDeviceSynchronize did the waiting for it.\n",
-           host[PHASE_TOTAL].median, launch.median);
+    printf("  The CPU spent the whole %.3f ms inside blocking CUDA calls, and the copy engines "
+           "and\n  the SMs took turns. Only the kernel launch returned at once (after %.4f ms):\n"
+           "  %s did the waiting for it.\n",
+           host[PHASE_TOTAL].median, launch.median,
+           wait_for_kernel ? "cudaDeviceSynchronize" : "the D2H cudaMemcpy");
 }
 
 /* The kernel on its own. In the table above, its events bracket the launch too: the host
@@ -207,7 +205,8 @@ static void kernel_alone(const struct vectors *v, cudaEvent_t mark[N_PHASES], in
     gate_destroy(&gate);
 }
 
-static void vector_add_sync(size_t bytes, int reps, const struct gpu_info *gpu, struct csv *csv)
+struct phase_times *vector_add_sync(size_t bytes, int reps, bool wait_for_kernel,
+                                    const struct gpu_info *gpu, struct csv *csv)
 {
     struct vectors v = vectors_alloc(bytes / sizeof(float));
     cudaEvent_t mark[N_PHASES];
@@ -216,15 +215,15 @@ static void vector_add_sync(size_t bytes, int reps, const struct gpu_info *gpu, 
     struct phase_times *times = malloc_or_exit((size_t)reps * sizeof *times);
     /* One untimed round first: the first copy and the first launch pay for lazy module loading
      * and first-touch page faults, which are not what we want to measure. */
-    one_repetition(&v, mark);
+    one_repetition(&v, mark, wait_for_kernel);
     for (int rep = 0; rep < reps; rep++)
-        times[rep] = one_repetition(&v, mark);
-    print_phases(&v, times, reps, csv);
+        times[rep] = one_repetition(&v, mark, wait_for_kernel);
+    print_phases(&v, times, reps, wait_for_kernel, csv);
     kernel_alone(&v, mark, reps, gpu, csv);
-    free(times);
     for (int i = 0; i < N_PHASES; i++)
         CUDA_CHECK(cudaEventDestroy(mark[i]));
     vectors_free(&v);
+    return times;
 }
 
 /* ------------------------------------------------------------------------------------------ *
@@ -267,7 +266,7 @@ static int count_early(void *dst, const void *src, size_t bytes, enum cudaMemcpy
     return early;
 }
 
-static void pageable_sweep(size_t max_bytes, int reps, struct csv *csv)
+struct sweep_summary pageable_sweep(size_t max_bytes, int reps, struct csv *csv)
 {
     float *h_src = malloc_or_exit(max_bytes), *h_dst = malloc_or_exit(max_bytes);
     double *samples = samples_or_exit((size_t)reps);
@@ -280,7 +279,7 @@ static void pageable_sweep(size_t max_bytes, int reps, struct csv *csv)
            "returned while\n  the GPU was still copying (cudaStreamQuery)\n", reps, reps);
     printf("  %10s %11s %9s %6s %11s %9s %6s\n", "size", "H2D ms", "H2D GB/s", "early", "D2H ms",
            "D2H GB/s", "early");
-    double best_h2d = 0, best_d2h = 0;
+    struct sweep_summary seen = {0};
     int early_h2d = 0, early_d2h = 0;
     for (size_t bytes = SWEEP_MIN_BYTES; bytes <= max_bytes;
          bytes = sweep_next_size(bytes, max_bytes)) {
@@ -300,8 +299,12 @@ static void pageable_sweep(size_t max_bytes, int reps, struct csv *csv)
         printf("  %10s %11.4f %9.2f %3d/%-2d %11.4f %9.2f %3d/%-2d\n",
                format_bytes(bytes, size_text, sizeof size_text), h2d.median, h2d_rate, h2d_early,
                reps, d2h.median, d2h_rate, d2h_early, reps);
-        best_h2d = fmax(best_h2d, h2d_rate);
-        best_d2h = fmax(best_d2h, d2h_rate);
+        const struct sweep_point point[2] = {{bytes, h2d, h2d_rate}, {bytes, d2h, d2h_rate}};
+        for (int way = 0; way < 2; way++) {
+            if (point[way].gbps > seen.fastest[way].gbps)
+                seen.fastest[way] = point[way];
+            seen.largest[way] = point[way]; /* the sizes grow */
+        }
         early_h2d += h2d_early;
         early_d2h += d2h_early;
 
@@ -314,7 +317,7 @@ static void pageable_sweep(size_t max_bytes, int reps, struct csv *csv)
                                           d2h_rate, params});
     }
     printf("  best: H2D %.1f GB/s, D2H %.1f GB/s; every size verified by a round trip\n",
-           best_h2d, best_d2h);
+           seen.fastest[0].gbps, seen.fastest[1].gbps);
     printf("  returned before the GPU was done: %d H2D calls, %d D2H calls (the CUDA runtime's\n"
            "  \"API synchronization behavior\": H2D from pageable memory returns once the data "
            "is\n  staged, D2H once the copy is complete)\n", early_h2d, early_d2h);
@@ -323,6 +326,7 @@ static void pageable_sweep(size_t max_bytes, int reps, struct csv *csv)
     free(samples);
     free(h_src);
     free(h_dst);
+    return seen;
 }
 
 int main(int argc, char **argv)
@@ -330,19 +334,25 @@ int main(int argc, char **argv)
     struct common_args args = {.size = 64u << 20, .size_help = "bytes per vector",
                                .size_multiple = sizeof(float), .reps = 20};
     size_t sweep_max = 256u << 20;
+    int exercise = 0;
     const struct opt extra[] = {
         SWEEP_MAX_OPTION(&sweep_max, "largest size of the bandwidth sweep"),
+        EXERCISE_OPTION(&exercise, EXERCISES),
     };
     struct gpu_info gpu;
     struct csv csv;
     int rc = cli_parse(argc, argv, summary, &args, extra, sizeof extra / sizeof extra[0]);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    if (exercise) /* each exercise holds memory of its own, so it fits its own sizes */
+        return run_exercise(exercise, &args, sweep_max);
     /* Part 1 holds three vectors on each side, part 2 one sweep buffer on the GPU and two on the
      * host. */
     struct sized sizes[] = {{"--size", &args.size, cli_given("--size"), 3, 3},
                             {"--sweep-max", &sweep_max, cli_given("--sweep-max"), 1, 2}};
-    if (rc != CLI_CONTINUE || (rc = lesson_open("01_sync_copy", &args, sizes, 2, &gpu, &csv)))
+    if ((rc = lesson_open(LESSON, &args, sizes, 2, &gpu, &csv)))
         return rc;
-    vector_add_sync(args.size, args.reps, &gpu, &csv);
+    free(vector_add_sync(args.size, args.reps, true, &gpu, &csv));
     pageable_sweep(sweep_max, args.reps, &csv);
     if (lesson_close(&csv))
         return EXIT_ERROR;

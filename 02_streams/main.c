@@ -17,11 +17,16 @@
  *   5. cudaStreamSynchronize waits for one stream, cudaDeviceSynchronize for all; destroying a
  *      busy stream does not cancel its work.
  *
+ * `--exercise N` runs exercise N of README.md instead (exercises.c), with these functions and the
+ * change it asks for as a parameter: run_split()'s compute, a_then_tiny_then_b()'s
+ * memset_between, priority_rig_create()'s filler block length.
+ *
  * Times here are host-clock times from the first launch until cudaDeviceSynchronize returns, on
  * an idle GPU: events that bracket several streams need cross-stream waits, lesson 03's subject.
  */
 #include "common.h"
 #include "kernels.h"
+#include "streams.h"
 
 #include <math.h>
 #include <string.h>
@@ -31,11 +36,8 @@ static const char summary[] =
     "kernel concurrency, the legacy default stream as a barrier, stream priorities, and\n"
     "cudaStreamSynchronize vs cudaDeviceSynchronize.";
 
-enum { MAX_STREAMS = 64 };
-
 /* The GPU work of experiments 2-5 is launch_spin: blocks that hold an SM for a set time. */
-static const unsigned long long spin_ns = 500 * 1000ull; /* one small kernel: 0.5 ms */
-
+const unsigned long long spin_ns = 500 * 1000ull; /* one small kernel: 0.5 ms */
 
 /* Checks that every block of a spin launch ran for at least `ns` (elapsed was zeroed before). */
 static void verify_spins(const unsigned long long *d_elapsed, unsigned blocks,
@@ -58,10 +60,6 @@ static void verify_spins(const unsigned long long *d_elapsed, unsigned blocks,
  * 1. Lesson 01's work over N streams: each stream copies in, adds and copies out its own chunk.
  * ------------------------------------------------------------------------------------------ */
 
-struct vectors {
-    float *a, *b, *c;
-};
-
 /* Gives a, b and c back with `release`: cudaFree for device memory, cudaFreeHost for pinned. */
 static void vectors_release(const struct vectors *v, cudaError_t (*release)(void *))
 {
@@ -70,8 +68,36 @@ static void vectors_release(const struct vectors *v, cudaError_t (*release)(void
     CUDA_CHECK(release(v->c));
 }
 
-static void run_split(const struct vectors *h, const struct vectors *d, size_t n,
-                      cudaStream_t *streams, int n_streams, double *enqueue_ms, double *total_ms)
+void split_data_create(size_t bytes, struct split_data *data)
+{
+    const size_t n = bytes / sizeof(float);
+    data->n = n;
+    data->pageable = (struct vectors){malloc_or_exit(bytes), malloc_or_exit(bytes),
+                                      malloc_or_exit(bytes)};
+    /* Pinned (page-locked) memory, which lesson 04 explains: here only to show the difference. */
+    CUDA_CHECK(cudaMallocHost((void **)&data->pinned.a, bytes));
+    CUDA_CHECK(cudaMallocHost((void **)&data->pinned.b, bytes));
+    CUDA_CHECK(cudaMallocHost((void **)&data->pinned.c, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&data->device.a, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&data->device.b, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&data->device.c, bytes));
+    fill_random(data->pageable.a, n, 1);
+    fill_random(data->pageable.b, n, 2);
+    memcpy(data->pinned.a, data->pageable.a, bytes);
+    memcpy(data->pinned.b, data->pageable.b, bytes);
+}
+
+void split_data_destroy(struct split_data *data)
+{
+    vectors_release(&data->device, cudaFree);
+    vectors_release(&data->pinned, cudaFreeHost);
+    free(data->pageable.a);
+    free(data->pageable.b);
+    free(data->pageable.c);
+}
+
+void run_split(const struct vectors *h, const struct vectors *d, size_t n, cudaStream_t *streams,
+               int n_streams, bool compute, double *enqueue_ms, double *total_ms)
 {
     CUDA_CHECK(cudaMemset(d->c, 0xff, n * sizeof(float)));
     memset(h->c, 0xff, n * sizeof(float));
@@ -86,7 +112,9 @@ static void run_split(const struct vectors *h, const struct vectors *d, size_t n
                                    streams[s]));
         CUDA_CHECK(cudaMemcpyAsync(d->b + first, h->b + first, bytes, cudaMemcpyHostToDevice,
                                    streams[s]));
-        CUDA_CHECK(launch_vector_add(d->a + first, d->b + first, d->c + first, count, streams[s]));
+        if (compute)
+            CUDA_CHECK(launch_vector_add(d->a + first, d->b + first, d->c + first, count,
+                                         streams[s]));
         CUDA_CHECK(cudaMemcpyAsync(h->c + first, d->c + first, bytes, cudaMemcpyDeviceToHost,
                                    streams[s]));
     }
@@ -94,7 +122,7 @@ static void run_split(const struct vectors *h, const struct vectors *d, size_t n
     CUDA_CHECK(cudaDeviceSynchronize());
     double t_done = host_ms();
 
-    if (!vector_add_verified(h->a, h->b, h->c, n, "c = a + b over streams"))
+    if (compute && !vector_add_verified(h->a, h->b, h->c, n, "c = a + b over streams"))
         exit(EXIT_ERROR);
     *enqueue_ms = t_enqueued - t0;
     *total_ms = t_done - t0;
@@ -157,22 +185,8 @@ static void which_calls_wait(const struct vectors *pageable, const struct vector
 static void split_over_streams(size_t bytes, int n_streams, int reps, cudaStream_t *streams,
                                unsigned long long *d_elapsed, struct csv *csv)
 {
-    const size_t n = bytes / sizeof(float);
-    struct vectors pageable = {malloc_or_exit(bytes), malloc_or_exit(bytes),
-                               malloc_or_exit(bytes)};
-    /* Pinned (page-locked) memory, which lesson 04 explains: here only to show the difference. */
-    struct vectors pinned, device;
-    CUDA_CHECK(cudaMallocHost((void **)&pinned.a, bytes));
-    CUDA_CHECK(cudaMallocHost((void **)&pinned.b, bytes));
-    CUDA_CHECK(cudaMallocHost((void **)&pinned.c, bytes));
-    CUDA_CHECK(cudaMalloc((void **)&device.a, bytes));
-    CUDA_CHECK(cudaMalloc((void **)&device.b, bytes));
-    CUDA_CHECK(cudaMalloc((void **)&device.c, bytes));
-    fill_random(pageable.a, n, 1);
-    fill_random(pageable.b, n, 2);
-    memcpy(pinned.a, pageable.a, bytes);
-    memcpy(pinned.b, pageable.b, bytes);
-
+    struct split_data data;
+    split_data_create(bytes, &data);
     double *enqueue = samples_or_exit((size_t)reps);
     double *total = samples_or_exit((size_t)reps);
     char size_text[32];
@@ -181,16 +195,17 @@ static void split_over_streams(size_t bytes, int n_streams, int reps, cudaStream
     printf("  %-9s %8s %18s %12s\n", "memory", "streams", "CPU blocked ms", "total ms");
 
     const struct { const char *name; const struct vectors *host; } kinds[] = {
-        {"pageable", &pageable}, {"pinned", &pinned}};
+        {"pageable", &data.pageable}, {"pinned", &data.pinned}};
     const int stream_counts[] = {1, n_streams};
     double total_of[2][2];
     for (int k = 0; k < 2; k++) {
         for (int c = 0; c < 2; c++) {
             double ignored;
-            run_split(kinds[k].host, &device, n, streams, stream_counts[c], &ignored, &ignored);
+            run_split(kinds[k].host, &data.device, data.n, streams, stream_counts[c], true,
+                      &ignored, &ignored);
             for (int rep = 0; rep < reps; rep++)
-                run_split(kinds[k].host, &device, n, streams, stream_counts[c], &enqueue[rep],
-                          &total[rep]);
+                run_split(kinds[k].host, &data.device, data.n, streams, stream_counts[c], true,
+                          &enqueue[rep], &total[rep]);
             struct stats blocked = stats_summarize(enqueue, (size_t)reps);
             struct stats all = stats_summarize(total, (size_t)reps);
             total_of[k][c] = all.median;
@@ -214,16 +229,12 @@ static void split_over_streams(size_t bytes, int n_streams, int reps, cudaStream
            "as one;\n  pinned: the calls return at once, and %d streams are %.2fx as fast as one "
            "(lesson 04 says why)\n", n_streams, total_of[0][0] / total_of[0][1], n_streams,
            total_of[1][0] / total_of[1][1]);
-    which_calls_wait(&pageable, &pinned, &device, n / (size_t)n_streams, streams[0], reps,
-                     d_elapsed, csv);
+    which_calls_wait(&data.pageable, &data.pinned, &data.device, data.n / (size_t)n_streams,
+                     streams[0], reps, d_elapsed, csv);
 
     free(enqueue);
     free(total);
-    vectors_release(&device, cudaFree);
-    vectors_release(&pinned, cudaFreeHost);
-    free(pageable.a);
-    free(pageable.b);
-    free(pageable.c);
+    split_data_destroy(&data);
 }
 
 /* ------------------------------------------------------------------------------------------ *
@@ -274,14 +285,17 @@ static void kernel_concurrency(int n_streams, int reps, cudaStream_t *streams, d
  *    kernel B in stream s2. Does B wait for A?
  * ------------------------------------------------------------------------------------------ */
 
-static double a_then_tiny_then_b(cudaStream_t s1, cudaStream_t between, cudaStream_t s2,
-                          unsigned long long *d_elapsed)
+double a_then_tiny_then_b(cudaStream_t s1, cudaStream_t between, cudaStream_t s2,
+                          bool memset_between, unsigned long long *d_elapsed)
 {
     CUDA_CHECK(cudaMemset(d_elapsed, 0, 3 * sizeof *d_elapsed));
     CUDA_CHECK(cudaDeviceSynchronize());
     double t0 = host_ms();
     CUDA_CHECK(launch_spin(spin_ns, 1, 32, d_elapsed, s1));
-    CUDA_CHECK(launch_spin(1000, 1, 32, d_elapsed + 1, between));
+    if (memset_between) /* exercise 2: is any operation in stream 0 a barrier, or a kernel? */
+        CUDA_CHECK(cudaMemsetAsync(d_elapsed + 1, 0, sizeof *d_elapsed, between));
+    else
+        CUDA_CHECK(launch_spin(1000, 1, 32, d_elapsed + 1, between));
     CUDA_CHECK(launch_spin(spin_ns, 1, 32, d_elapsed + 2, s2));
     CUDA_CHECK(cudaDeviceSynchronize());
     double ms = host_ms() - t0;
@@ -315,9 +329,9 @@ static void default_stream_barrier(int reps, double *samples, unsigned long long
     printf("\n3. kernel A (%.1f ms) in s1, a tiny kernel between, kernel B (%.1f ms) in s2, "
            "host clock, median of %d\n", spin_ns / 1e6, spin_ns / 1e6, reps);
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        a_then_tiny_then_b(cases[c].s1, cases[c].between, cases[c].s2, d_elapsed);
+        a_then_tiny_then_b(cases[c].s1, cases[c].between, cases[c].s2, false, d_elapsed);
         for (int rep = 0; rep < reps; rep++)
-            samples[rep] = a_then_tiny_then_b(cases[c].s1, cases[c].between, cases[c].s2,
+            samples[rep] = a_then_tiny_then_b(cases[c].s1, cases[c].between, cases[c].s2, false,
                                               d_elapsed);
         struct stats s = stats_summarize(samples, (size_t)reps);
         printf("  %-52s %7.3f ms  %s\n", cases[c].label, s.median,
@@ -339,23 +353,24 @@ static void default_stream_barrier(int reps, double *samples, unsigned long long
  *    many waves of blocks fills every SM.
  * ------------------------------------------------------------------------------------------ */
 
-static const unsigned long long filler_ns = 100 * 1000, urgent_ns = 10 * 1000;
+/* Filler blocks of 0.1 ms, in 10 waves: the filler outlasts a block many times over, so the two
+ * latencies part clearly (exercise 3 makes the blocks 1 ms). */
+static const unsigned long long filler_ns = 100 * 1000;
+const unsigned long long urgent_ns = 10 * 1000;
+enum { FILLER_WAVES = 10 };
 
 /* The filler's blocks: as many threads each as lets whole blocks take every thread slot of an
  * SM (2 of 1024 where an SM holds 2048 threads, 2 of 768 where it holds 1536), so that the
  * urgent kernel cannot squeeze in beside them and must wait for a filler block to finish. */
-struct filler {
-    unsigned threads, blocks_per_sm, blocks;
-};
-
-static struct filler filler_for(const struct gpu_info *gpu, int waves)
+static struct filler filler_for(const struct gpu_info *gpu, int waves, unsigned long long ns)
 {
     int sm_threads, block_threads, per_sm;
     CUDA_CHECK(cudaDeviceGetAttribute(&sm_threads, cudaDevAttrMaxThreadsPerMultiProcessor,
                                       gpu->device));
     CUDA_CHECK(cudaDeviceGetAttribute(&block_threads, cudaDevAttrMaxThreadsPerBlock, gpu->device));
     int blocks_to_fill = (sm_threads + block_threads - 1) / block_threads;
-    struct filler f = {.threads = (unsigned)(sm_threads / blocks_to_fill / 32 * 32)};
+    struct filler f = {.threads = (unsigned)(sm_threads / blocks_to_fill / 32 * 32),
+                       .waves = (unsigned)waves, .ns = ns};
     CUDA_CHECK(spin_blocks_per_sm(f.threads, &per_sm));
     f.blocks_per_sm = (unsigned)per_sm;
     f.blocks = (unsigned)gpu->multiprocessors * f.blocks_per_sm * (unsigned)waves;
@@ -365,78 +380,87 @@ static struct filler filler_for(const struct gpu_info *gpu, int waves)
     return f;
 }
 
-static double urgent_latency(cudaStream_t background, cudaStream_t urgent,
-                             const struct filler *filler, unsigned long long *d_elapsed,
-                             cudaEvent_t start, cudaEvent_t stop)
+void priority_rig_create(const struct gpu_info *gpu, unsigned long long block_ns,
+                         struct priority_rig *rig)
 {
+    CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&rig->lowest, &rig->highest));
+    CUDA_CHECK(cudaStreamCreateWithPriority(&rig->background, cudaStreamNonBlocking,
+                                            rig->lowest));
+    CUDA_CHECK(cudaStreamCreateWithPriority(&rig->same, cudaStreamNonBlocking, rig->lowest));
+    CUDA_CHECK(cudaStreamCreateWithPriority(&rig->high, cudaStreamNonBlocking, rig->highest));
+    CUDA_CHECK(cudaEventCreate(&rig->start));
+    CUDA_CHECK(cudaEventCreate(&rig->stop));
+    rig->filler = filler_for(gpu, FILLER_WAVES, block_ns);
+    CUDA_CHECK(cudaMalloc((void **)&rig->d_elapsed,
+                          (rig->filler.blocks + 1) * sizeof *rig->d_elapsed));
+}
+
+void priority_rig_destroy(const struct priority_rig *rig)
+{
+    CUDA_CHECK(cudaFree(rig->d_elapsed));
+    CUDA_CHECK(cudaEventDestroy(rig->start));
+    CUDA_CHECK(cudaEventDestroy(rig->stop));
+    CUDA_CHECK(cudaStreamDestroy(rig->background));
+    CUDA_CHECK(cudaStreamDestroy(rig->same));
+    CUDA_CHECK(cudaStreamDestroy(rig->high));
+}
+
+double urgent_latency(const struct priority_rig *rig, cudaStream_t urgent)
+{
+    const struct filler *filler = &rig->filler;
+    unsigned long long *d_elapsed = rig->d_elapsed;
     CUDA_CHECK(cudaMemset(d_elapsed, 0, (filler->blocks + 1) * sizeof *d_elapsed));
     CUDA_CHECK(cudaDeviceSynchronize());
-    CUDA_CHECK(launch_spin(filler_ns, filler->blocks, filler->threads, d_elapsed + 1,
-                           background));
+    CUDA_CHECK(launch_spin(filler->ns, filler->blocks, filler->threads, d_elapsed + 1,
+                           rig->background));
     double t0 = host_ms();
     while (host_ms() - t0 < 0.2) /* let the filler reach every SM first */
         ;
-    CUDA_CHECK(cudaEventRecord(start, urgent));
+    CUDA_CHECK(cudaEventRecord(rig->start, urgent));
     CUDA_CHECK(launch_spin(urgent_ns, 1, 32, d_elapsed, urgent));
-    CUDA_CHECK(cudaEventRecord(stop, urgent));
+    CUDA_CHECK(cudaEventRecord(rig->stop, urgent));
     CUDA_CHECK(cudaDeviceSynchronize());
     verify_spins(d_elapsed, 1, urgent_ns, "urgent kernel");
-    verify_spins(d_elapsed + 1, filler->blocks, filler_ns, "filler kernel");
+    verify_spins(d_elapsed + 1, filler->blocks, filler->ns, "filler kernel");
     float ms;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    CUDA_CHECK(cudaEventElapsedTime(&ms, rig->start, rig->stop));
     return ms;
 }
 
 static void stream_priorities(const struct gpu_info *gpu, int reps, double *samples,
                               struct csv *csv)
 {
-    int lowest, highest;
-    CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
-    cudaStream_t background, same, high;
-    CUDA_CHECK(cudaStreamCreateWithPriority(&background, cudaStreamNonBlocking, lowest));
-    CUDA_CHECK(cudaStreamCreateWithPriority(&same, cudaStreamNonBlocking, lowest));
-    CUDA_CHECK(cudaStreamCreateWithPriority(&high, cudaStreamNonBlocking, highest));
-    cudaEvent_t start, stop;
-    CUDA_CHECK(cudaEventCreate(&start));
-    CUDA_CHECK(cudaEventCreate(&stop));
-    const int waves = 10;
-    const struct filler filler = filler_for(gpu, waves);
-    unsigned long long *d_elapsed;
-    CUDA_CHECK(cudaMalloc((void **)&d_elapsed, (filler.blocks + 1) * sizeof *d_elapsed));
+    struct priority_rig rig;
+    priority_rig_create(gpu, filler_ns, &rig);
+    const struct filler filler = rig.filler;
 
-    printf("\n4. latency of a %.2f ms kernel while %u blocks of %.1f ms fill the GPU: %d waves of "
+    printf("\n4. latency of a %.2f ms kernel while %u blocks of %.1f ms fill the GPU: %u waves of "
            "%d SMs\n   x %u blocks of %u threads; events in the urgent stream, median of %d; "
            "priorities here:\n   %d (lowest) to %d\n", urgent_ns / 1e6, filler.blocks,
-           filler_ns / 1e6, waves, gpu->multiprocessors, filler.blocks_per_sm, filler.threads,
-           reps, lowest, highest);
+           filler.ns / 1e6, filler.waves, gpu->multiprocessors, filler.blocks_per_sm,
+           filler.threads, reps, rig.lowest, rig.highest);
     const struct { const char *variant, *label; cudaStream_t urgent; } cases[] = {
-        {"same_priority", "same priority as the filler", same},
-        {"high_priority", "highest priority", high},
+        {"same_priority", "same priority as the filler", rig.same},
+        {"high_priority", "highest priority", rig.high},
     };
     for (int c = 0; c < 2; c++) {
-        urgent_latency(background, cases[c].urgent, &filler, d_elapsed, start, stop);
+        urgent_latency(&rig, cases[c].urgent);
         for (int rep = 0; rep < reps; rep++)
-            samples[rep] = urgent_latency(background, cases[c].urgent, &filler, d_elapsed, start,
-                                          stop);
+            samples[rep] = urgent_latency(&rig, cases[c].urgent);
         struct stats s = stats_summarize(samples, (size_t)reps);
         printf("  %-30s %8.3f ms (min %.3f, max %.3f)\n", cases[c].label, s.median, s.min,
                s.max);
         char params[96];
         snprintf(params, sizeof params, "priority=%d;filler_blocks=%u;filler_threads=%u;"
-                 "clock=gpu_event", c == 0 ? lowest : highest, filler.blocks, filler.threads);
+                 "clock=gpu_event", c == 0 ? rig.lowest : rig.highest, filler.blocks,
+                 filler.threads);
         csv_record(csv, &(struct csv_row){.experiment = "priority", .variant = cases[c].variant,
                                           .reps = reps, .ms = s, .params = params});
     }
     printf("  the scheduler hands the next free SM slot to the highest-priority stream; here the\n"
            "  urgent kernel still waited for a running filler block to end (the driver may, but\n"
            "  need not, preempt one), and copies have no priority at all\n");
-
-    CUDA_CHECK(cudaFree(d_elapsed));
-    CUDA_CHECK(cudaEventDestroy(start));
-    CUDA_CHECK(cudaEventDestroy(stop));
-    CUDA_CHECK(cudaStreamDestroy(background));
-    CUDA_CHECK(cudaStreamDestroy(same));
-    CUDA_CHECK(cudaStreamDestroy(high));
+    priority_rig_destroy(&rig);
 }
 
 /* ------------------------------------------------------------------------------------------ *
@@ -501,18 +525,26 @@ int main(int argc, char **argv)
 {
     struct common_args args = {.size = 64u << 20, .size_help = "bytes per vector",
                                .size_multiple = sizeof(float), .reps = 10};
-    int n_streams = 8;
+    int n_streams = 8, exercise = 0;
     const struct opt extra[] = {
         {"--streams", OPT_INT, &n_streams, 2, MAX_STREAMS, "N",
          "streams to split the work over (and kernels to run side by side)", 0},
+        EXERCISE_OPTION(&exercise, EXERCISE_COUNT),
     };
     struct gpu_info gpu;
     struct csv csv;
     int rc = cli_parse(argc, argv, summary, &args, extra, sizeof extra / sizeof extra[0]);
-    /* Experiment 1 holds 3 vectors on the GPU, 3 pageable and 3 pinned on the host. */
-    struct sized size = {"--size", &args.size, cli_given("--size"), 3, 6};
+    /* Experiment 1 holds 3 vectors on the GPU, 3 pageable and 3 pinned on the host, and so does
+     * exercise 1; exercises 2 and 3 hold no vectors. */
+    const double held_vectors = exercise <= 1 ? 3 : 0;
+    struct sized size = {"--size", &args.size, cli_given("--size"), held_vectors,
+                         2 * held_vectors};
     if (rc != CLI_CONTINUE || (rc = lesson_open("02_streams", &args, &size, 1, &gpu, &csv)))
         return rc;
+    if (exercise) {
+        run_exercise(exercise, &gpu, &args, n_streams, &csv);
+        return lesson_close(&csv) ? EXIT_ERROR : EXIT_VERIFIED;
+    }
 
     /* Non-blocking streams: the default stream never waits for them, nor they for it. */
     cudaStream_t streams[MAX_STREAMS];

@@ -16,8 +16,11 @@
  *
  * Every copy here is from pinned memory (cudaMallocHost), because only those are asynchronous
  * (lesson 02 showed it; lesson 04 explains it). Streams are non-blocking.
+ *
+ * `--exercise N` runs exercise N of README.md instead (exercises.c), through the same functions.
  */
 #include "common.h"
+#include "events.h"
 #include "kernels.h"
 
 #include <math.h>
@@ -36,14 +39,6 @@ static double thread_cpu_ms(void)
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
-
-/* The work the GPU does in experiments 1 and 2: lesson 01's c = a + b, asynchronously. */
-struct work {
-    float *h_a, *h_b, *h_c; /* pinned */
-    float *d_a, *d_b, *d_c;
-    size_t n;
-    cudaStream_t stream;
-};
 
 static void enqueue_work(const struct work *w)
 {
@@ -207,26 +202,22 @@ static void timing(const struct work *w, int reps, struct csv *csv)
  * 2. What the CPU does while the GPU works.
  * ------------------------------------------------------------------------------------------ */
 
-/* One unit of CPU work: a sum of squares over 16 Ki floats, some microseconds. */
+/* One unit of CPU work: a sum of squares over 16 Ki floats, some microseconds, `passes` times
+ * (the lesson's unit is one pass; exercise 1 makes it ten). */
 enum { CPU_WORK_FLOATS = 16384 };
 static float cpu_work_data[CPU_WORK_FLOATS];
 
-static double cpu_work_unit(void)
+double cpu_work_unit(int passes)
 {
     double sum = 0;
-    for (size_t i = 0; i < CPU_WORK_FLOATS; i++)
-        sum += (double)cpu_work_data[i] * cpu_work_data[i];
+    for (int pass = 0; pass < passes; pass++)
+        for (size_t i = 0; i < CPU_WORK_FLOATS; i++)
+            sum += (double)cpu_work_data[i] * cpu_work_data[i];
     return sum;
 }
 
-enum wait_style { POLL_QUERY, SYNC_SPIN, SYNC_BLOCKING, N_WAIT_STYLES };
-
-struct wait_result {
-    double wall_ms, cpu_ms, units;
-};
-
-static struct wait_result wait_for_gpu(const struct work *w, cudaEvent_t done,
-                                       enum wait_style style, double *sink)
+struct wait_result wait_for_gpu(const struct work *w, cudaEvent_t done, enum wait_style style,
+                                int unit_passes, double *sink)
 {
     poison_output(w);
     double units = 0;
@@ -237,10 +228,12 @@ static struct wait_result wait_for_gpu(const struct work *w, cudaEvent_t done,
         cudaError_t state;
         /* cudaErrorNotReady is not an error here: it means "not yet". */
         while ((state = cudaEventQuery(done)) == cudaErrorNotReady) {
-            *sink += cpu_work_unit();
+            *sink += cpu_work_unit(unit_passes);
             units++;
         }
         CUDA_CHECK(state);
+    } else if (style == SYNC_STREAM) { /* exercise 2: the device's flags decide how it waits */
+        CUDA_CHECK(cudaStreamSynchronize(w->stream));
     } else {
         CUDA_CHECK(cudaEventSynchronize(done));
     }
@@ -249,7 +242,8 @@ static struct wait_result wait_for_gpu(const struct work *w, cudaEvent_t done,
     return r;
 }
 
-static void cpu_gpu_overlap(const struct work *w, int reps, struct csv *csv)
+struct overlap_table cpu_gpu_overlap(const struct work *w, int reps, int unit_passes,
+                                     struct csv *csv)
 {
     cudaEvent_t spinning, sleeping;
     /* No timing needed: these events only say "done". cudaEventBlockingSync makes
@@ -265,21 +259,23 @@ static void cpu_gpu_overlap(const struct work *w, int reps, struct csv *csv)
     double *wall = samples_or_exit((size_t)reps), *cpu = samples_or_exit((size_t)reps);
     double *units = samples_or_exit((size_t)reps);
     double sink = 0;
+    struct overlap_table table;
     fill_random(cpu_work_data, CPU_WORK_FLOATS, 4);
     printf("\n2. waiting for copy in, add, copy out; host clocks, median of %d\n", reps);
     printf("  %-36s %10s %14s %16s\n", "how the CPU waits", "wall ms", "CPU time ms",
            "CPU work units");
     for (int s = 0; s < N_WAIT_STYLES; s++) {
-        wait_for_gpu(w, styles[s].event, (enum wait_style)s, &sink);
+        wait_for_gpu(w, styles[s].event, (enum wait_style)s, unit_passes, &sink);
         for (int rep = 0; rep < reps; rep++) {
-            struct wait_result r = wait_for_gpu(w, styles[s].event, (enum wait_style)s, &sink);
+            struct wait_result r = wait_for_gpu(w, styles[s].event, (enum wait_style)s,
+                                                unit_passes, &sink);
             wall[rep] = r.wall_ms;
             cpu[rep] = r.cpu_ms;
             units[rep] = r.units;
         }
-        struct stats wall_s = stats_summarize(wall, (size_t)reps);
-        struct stats cpu_s = stats_summarize(cpu, (size_t)reps);
-        struct stats units_s = stats_summarize(units, (size_t)reps);
+        struct stats wall_s = table.wall[s] = stats_summarize(wall, (size_t)reps);
+        struct stats cpu_s = table.cpu[s] = stats_summarize(cpu, (size_t)reps);
+        struct stats units_s = table.units[s] = stats_summarize(units, (size_t)reps);
         printf("  %-36s %10.3f %14.3f %16.0f\n", styles[s].label, wall_s.median, cpu_s.median,
                units_s.median);
         char params[96];
@@ -294,38 +290,65 @@ static void cpu_gpu_overlap(const struct work *w, int reps, struct csv *csv)
                                           .bytes = 3 * w->n * sizeof(float), .reps = reps,
                                           .ms = cpu_s, .params = params});
     }
-    printf("  (one work unit: a sum of squares over 16 Ki floats; checksum %.3g)\n", sink);
+    char times[32] = "";
+    if (unit_passes > 1)
+        snprintf(times, sizeof times, ", %d times over", unit_passes);
+    printf("  (one work unit: a sum of squares over 16 Ki floats%s; checksum %.3g)\n", times,
+           sink);
     free(wall);
     free(cpu);
     free(units);
     CUDA_CHECK(cudaEventDestroy(spinning));
     CUDA_CHECK(cudaEventDestroy(sleeping));
+    return table;
 }
 
 /* ------------------------------------------------------------------------------------------ *
  * 3. A consumer stream that waits for a producer stream, and one that does not.
  * ------------------------------------------------------------------------------------------ */
 
+void cross_create(struct cross *c, const struct work *w)
+{
+    CUDA_CHECK(cudaStreamCreateWithFlags(&c->producer, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&c->consumer, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaEventCreateWithFlags(&c->x_ready, cudaEventDisableTiming));
+    CUDA_CHECK(cudaMalloc((void **)&c->d_x, w->n * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&c->d_y, w->n * sizeof(float)));
+    /* The inputs a and b must be on the GPU already: the producer starts from them. */
+    CUDA_CHECK(cudaMemcpy(w->d_a, w->h_a, w->n * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(w->d_b, w->h_b, w->n * sizeof(float), cudaMemcpyHostToDevice));
+}
+
+void cross_destroy(struct cross *c)
+{
+    CUDA_CHECK(cudaFree(c->d_x));
+    CUDA_CHECK(cudaFree(c->d_y));
+    CUDA_CHECK(cudaEventDestroy(c->x_ready));
+    CUDA_CHECK(cudaStreamDestroy(c->producer));
+    CUDA_CHECK(cudaStreamDestroy(c->consumer));
+}
+
 /* The producer takes a while (a 2 ms kernel first, standing in for real work), then writes
  * x = a + b. The consumer computes y = x + a and copies it back. Returns the wrong elements. */
-static size_t produce_consume(const struct work *w, float *d_x, float *d_y, cudaStream_t producer,
-                              cudaStream_t consumer, cudaEvent_t x_ready, bool wait,
-                              double *enqueue_ms)
+size_t produce_consume(const struct work *w, const struct cross *c, enum consumer_wait how,
+                       double *enqueue_ms)
 {
     size_t bytes = w->n * sizeof(float);
-    CUDA_CHECK(cudaMemset(d_x, 0xff, bytes));
-    CUDA_CHECK(cudaMemset(d_y, 0xff, bytes));
+    CUDA_CHECK(cudaMemset(c->d_x, 0xff, bytes));
+    CUDA_CHECK(cudaMemset(c->d_y, 0xff, bytes));
     memset(w->h_c, 0xff, bytes);
     CUDA_CHECK(cudaDeviceSynchronize());
 
     double t0 = host_ms();
-    CUDA_CHECK(launch_spin(2000 * 1000, 1, 32, NULL, producer));
-    CUDA_CHECK(launch_vector_add(w->d_a, w->d_b, d_x, w->n, producer));
-    CUDA_CHECK(cudaEventRecord(x_ready, producer));
-    if (wait)
-        CUDA_CHECK(cudaStreamWaitEvent(consumer, x_ready, 0));
-    CUDA_CHECK(launch_vector_add(d_x, w->d_a, d_y, w->n, consumer));
-    CUDA_CHECK(cudaMemcpyAsync(w->h_c, d_y, bytes, cudaMemcpyDeviceToHost, consumer));
+    CUDA_CHECK(launch_spin(2000 * 1000, 1, 32, NULL, c->producer));
+    CUDA_CHECK(launch_vector_add(w->d_a, w->d_b, c->d_x, w->n, c->producer));
+    CUDA_CHECK(cudaEventRecord(c->x_ready, c->producer));
+    if (how == CONSUMER_WAITS_FOR_EVENT)
+        CUDA_CHECK(cudaStreamWaitEvent(c->consumer, c->x_ready, 0));
+    else if (how == HOST_WAITS_FOR_PRODUCER) /* exercise 3: right too, but the host waits */
+        CUDA_CHECK(cudaStreamSynchronize(c->producer));
+    CUDA_CHECK(launch_vector_add(c->d_x, w->d_a, c->d_y, w->n, c->consumer));
+    CUDA_CHECK(cudaMemcpyAsync(w->h_c, c->d_y, bytes, cudaMemcpyDeviceToHost, c->consumer));
     *enqueue_ms = host_ms() - t0;
     CUDA_CHECK(cudaDeviceSynchronize());
 
@@ -338,32 +361,20 @@ static size_t produce_consume(const struct work *w, float *d_x, float *d_y, cuda
 
 static void cross_stream(const struct work *w, int reps, struct csv *csv)
 {
-    cudaStream_t producer, consumer;
-    CUDA_CHECK(cudaStreamCreateWithFlags(&producer, cudaStreamNonBlocking));
-    CUDA_CHECK(cudaStreamCreateWithFlags(&consumer, cudaStreamNonBlocking));
-    cudaEvent_t x_ready;
-    CUDA_CHECK(cudaEventCreateWithFlags(&x_ready, cudaEventDisableTiming));
-    float *d_x, *d_y;
-    CUDA_CHECK(cudaMalloc((void **)&d_x, w->n * sizeof(float)));
-    CUDA_CHECK(cudaMalloc((void **)&d_y, w->n * sizeof(float)));
-    /* The inputs a and b must be on the GPU already: the producer starts from them. */
-    CUDA_CHECK(cudaMemcpy(w->d_a, w->h_a, w->n * sizeof(float), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(w->d_b, w->h_b, w->n * sizeof(float), cudaMemcpyHostToDevice));
-
+    struct cross c;
+    cross_create(&c, w);
     double *enqueue = samples_or_exit((size_t)reps);
     double *racy_enqueue = samples_or_exit((size_t)reps);
     int racy_wrong_reps = 0;
     size_t racy_wrong_elements = 0;
     for (int rep = 0; rep < reps; rep++) {
-        size_t wrong = produce_consume(w, d_x, d_y, producer, consumer, x_ready, true,
-                                       &enqueue[rep]);
+        size_t wrong = produce_consume(w, &c, CONSUMER_WAITS_FOR_EVENT, &enqueue[rep]);
         if (wrong) {
             fprintf(stderr, "%s: with cudaStreamWaitEvent, %zu of %zu elements of y are wrong\n",
                     program_name, wrong, w->n);
             exit(EXIT_ERROR);
         }
-        wrong = produce_consume(w, d_x, d_y, producer, consumer, x_ready, false,
-                                &racy_enqueue[rep]);
+        wrong = produce_consume(w, &c, CONSUMER_DOES_NOT_WAIT, &racy_enqueue[rep]);
         racy_wrong_reps += wrong > 0;
         racy_wrong_elements = wrong > racy_wrong_elements ? wrong : racy_wrong_elements;
     }
@@ -386,11 +397,7 @@ static void cross_stream(const struct work *w, int reps, struct csv *csv)
                                       .params = params});
     free(enqueue);
     free(racy_enqueue);
-    CUDA_CHECK(cudaFree(d_x));
-    CUDA_CHECK(cudaFree(d_y));
-    CUDA_CHECK(cudaEventDestroy(x_ready));
-    CUDA_CHECK(cudaStreamDestroy(producer));
-    CUDA_CHECK(cudaStreamDestroy(consumer));
+    cross_destroy(&c);
 }
 
 /* ------------------------------------------------------------------------------------------ *
@@ -454,7 +461,9 @@ int main(int argc, char **argv)
                                .size_multiple = sizeof(float), .reps = 20};
     struct gpu_info gpu;
     struct csv csv;
-    int rc = cli_parse(argc, argv, summary, &args, NULL, 0);
+    int exercise = 0;
+    const struct opt extra[] = {EXERCISE_OPTION(&exercise, EXERCISES)};
+    int rc = cli_parse(argc, argv, summary, &args, extra, sizeof extra / sizeof extra[0]);
     /* a, b, c and the x, y of experiment 3 on the GPU; a, b, c pinned on the host. */
     struct sized size = {"--size", &args.size, cli_given("--size"), 5, 3};
     if (rc != CLI_CONTINUE || (rc = lesson_open("03_events", &args, &size, 1, &gpu, &csv)))
@@ -471,10 +480,15 @@ int main(int argc, char **argv)
     fill_random(w.h_a, w.n, 1);
     fill_random(w.h_b, w.n, 2);
 
-    timing(&w, args.reps, &csv);
-    cpu_gpu_overlap(&w, args.reps, &csv);
-    cross_stream(&w, args.reps, &csv);
-    event_cost(args.reps, &csv);
+    const char *verified = "every result of every timed run (the racy runs are shown, not counted)";
+    if (exercise) {
+        verified = run_exercise(exercise, &w, args.reps, &csv);
+    } else {
+        timing(&w, args.reps, &csv);
+        cpu_gpu_overlap(&w, args.reps, 1, &csv);
+        cross_stream(&w, args.reps, &csv);
+        event_cost(args.reps, &csv);
+    }
 
     CUDA_CHECK(cudaStreamDestroy(w.stream));
     CUDA_CHECK(cudaFree(w.d_a));
@@ -485,6 +499,6 @@ int main(int argc, char **argv)
     CUDA_CHECK(cudaFreeHost(w.h_c));
     if (lesson_close(&csv))
         return EXIT_ERROR;
-    printf("\nverified: every result of every timed run (the racy runs are shown, not counted)\n");
+    printf("\nverified: %s\n", verified);
     return EXIT_VERIFIED;
 }

@@ -22,8 +22,11 @@
  * pageable copies: their calls wait for the copy, so they cannot queue behind a gate.) Each
  * sample holds up to 16 MiB of copies, so that the events' own overhead, which lesson 03
  * measured, stays out of the small sizes' figures.
+ *
+ * `--exercise N` runs the README's exercise N instead (exercises.c), with these parts' functions.
  */
 #include "common.h"
+#include "pinned.h"
 #include "zero_copy.h"
 
 #include <math.h>
@@ -35,11 +38,10 @@ static const char summary[] =
     "transfer size in both directions (and both at once), mapped zero-copy access, the cost of\n"
     "pinning, and how long cudaMemcpyAsync holds the CPU; figures against the PCIe peak.";
 
-enum memory_kind { PAGEABLE, PINNED, WRITE_COMBINED, REGISTERED, N_KINDS };
-static const char *const kind_names[N_KINDS] = {"pageable", "pinned", "write_combined",
-                                                "registered"};
-enum { UP, DOWN, N_DIRECTIONS }; /* host to device, device to host */
-static const char *const direction_names[N_DIRECTIONS] = {"H2D", "D2H"};
+/* The kinds of host memory and the two directions are declared in pinned.h, which shares this
+ * program's parts with its exercises (exercises.c). */
+const char *const kind_names[N_KINDS] = {"pageable", "pinned", "write_combined", "registered"};
+const char *const direction_names[N_DIRECTIONS] = {"H2D", "D2H"};
 enum { MAX_SIZES = 32, PIN_REPS = 5 };
 static const size_t PIN_BYTES = 256u << 20; /* part 4 pins this much, or --sweep-max if less */
 static const size_t bytes_per_sample = 16u << 20;
@@ -48,7 +50,7 @@ static const size_t bytes_per_sample = 16u << 20;
  * The four ways to get host memory for copies (section 4.2), and how to give each back.
  * ------------------------------------------------------------------------------------------ */
 
-static void *host_alloc(enum memory_kind kind, size_t bytes)
+void *host_alloc(enum memory_kind kind, size_t bytes)
 {
     void *p = NULL;
     switch (kind) {
@@ -72,7 +74,7 @@ static void *host_alloc(enum memory_kind kind, size_t bytes)
     return p;
 }
 
-static void host_free(enum memory_kind kind, void *p)
+void host_free(enum memory_kind kind, void *p)
 {
     switch (kind) {
     case PAGEABLE: free(p); break;
@@ -90,21 +92,8 @@ static void host_free(enum memory_kind kind, void *p)
  * 1. Bandwidth by size.
  * ------------------------------------------------------------------------------------------ */
 
-/* What every part times with, and where it writes what it measured. `stream` carries every
- * timed copy, but for the D2H copies of both directions at once, which go to `d2h_stream`. */
-struct timing {
-    cudaStream_t stream, d2h_stream;
-    cudaEvent_t start, stop, d2h_stop;
-    struct gate gate; /* holds `stream` while copies are issued: see time_copies() */
-    bool gated;       /* --gated-timing: whether to use it */
-    double *samples, *d2h_samples; /* d2h_samples: the D2H side of both at once */
-    double *cpu_samples;           /* host clock per call, beside the GPU's samples */
-    int reps;
-    struct csv *csv;
-    char link[96]; /* the link's peak, for the bandwidth rows' params: "peak_gbps=...;link=..." */
-};
-
-static struct timing timing_create(int reps, bool gated, struct csv *csv)
+/* What every part times with, and where it writes what it measured: struct timing, in pinned.h. */
+struct timing timing_create(int reps, bool gated, struct csv *csv)
 {
     struct timing t = {.samples = samples_or_exit((size_t)reps),
                        .d2h_samples = samples_or_exit((size_t)reps),
@@ -119,7 +108,7 @@ static struct timing timing_create(int reps, bool gated, struct csv *csv)
     return t;
 }
 
-static void timing_destroy(struct timing *t)
+void timing_destroy(struct timing *t)
 {
     CUDA_CHECK(cudaEventDestroy(t->start));
     CUDA_CHECK(cudaEventDestroy(t->stop));
@@ -132,12 +121,30 @@ static void timing_destroy(struct timing *t)
     free(t->cpu_samples);
 }
 
-/* Device buffers of the sweep: `data` receives H2D copies and sends D2H ones; `reference` holds
- * the expected bytes (copied once, from pageable memory), `check` a copy to compare on the GPU. */
-struct device_buffers {
-    void *data, *reference, *check;
-    unsigned long long *count;
-};
+/* Device buffers of the sweep (struct device_buffers, in pinned.h): `data` receives H2D copies
+ * and sends D2H ones; `reference` holds the expected bytes (random, copied once from pageable
+ * memory), `check` a copy to compare on the GPU. */
+struct device_buffers device_buffers_create(size_t bytes)
+{
+    struct device_buffers d;
+    CUDA_CHECK(cudaMalloc(&d.data, bytes));
+    CUDA_CHECK(cudaMalloc(&d.reference, bytes));
+    CUDA_CHECK(cudaMalloc(&d.check, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&d.count, sizeof *d.count));
+    float *expected = host_alloc(PAGEABLE, bytes);
+    fill_random(expected, bytes / sizeof(float), 7);
+    CUDA_CHECK(cudaMemcpy(d.reference, expected, bytes, cudaMemcpyHostToDevice));
+    host_free(PAGEABLE, expected);
+    return d;
+}
+
+void device_buffers_destroy(struct device_buffers *d)
+{
+    CUDA_CHECK(cudaFree(d->data));
+    CUDA_CHECK(cudaFree(d->reference));
+    CUDA_CHECK(cudaFree(d->check));
+    CUDA_CHECK(cudaFree(d->count));
+}
 
 /* Enough copies per sample that the events' own overhead, which lesson 03 measured, stays out
  * of the small sizes' figures, and no more than can queue behind a gate. */
@@ -180,8 +187,8 @@ static double open_gate_and_time(const struct timing *t)
  * closed gate, so that the events time the copy engine's work, however slowly the CPU issues the
  * calls. Copies from or to pageable memory cannot be: their cudaMemcpyAsync waits for the copy
  * itself (lesson 02), so the host would wait for a GPU that waits for the host. */
-static double sample_copies(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
-                            bool gated, const struct timing *t, double *cpu_ms)
+double sample_copies(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
+                     bool gated, const struct timing *t, double *cpu_ms)
 {
     int copies = copies_per_sample(bytes);
     if (gated)
@@ -213,8 +220,8 @@ static struct stats time_copies(void *dst, const void *src, size_t bytes, enum c
 
 /* Fails unless the first `bytes` of a device buffer equal the reference. Compared on the GPU, so
  * that write-combined memory is never read by the CPU. */
-static void expect_reference(const void *d_buffer, const struct device_buffers *d, size_t bytes,
-                             const char *what)
+void expect_reference(const void *d_buffer, const struct device_buffers *d, size_t bytes,
+                      const char *what)
 {
     CUDA_CHECK(cudaMemset(d->count, 0, sizeof *d->count));
     CUDA_CHECK(launch_count_differences(d_buffer, d->reference, bytes / sizeof(unsigned),
@@ -229,8 +236,8 @@ static void expect_reference(const void *d_buffer, const struct device_buffers *
 }
 
 /* After a D2H copy into host memory `dst`, brings it back to the GPU and compares it there. */
-static void expect_reference_on_host(const void *dst, const struct device_buffers *d,
-                                     size_t bytes, const char *what)
+void expect_reference_on_host(const void *dst, const struct device_buffers *d, size_t bytes,
+                              const char *what)
 {
     CUDA_CHECK(cudaMemcpy(d->check, dst, bytes, cudaMemcpyHostToDevice));
     expect_reference(d->check, d, bytes, what);
@@ -741,15 +748,7 @@ static void bandwidth_by_size(size_t sweep_max, const struct pcie_link *link,
     for (size_t b = SWEEP_MIN_BYTES; b <= sweep_max && sw->n_sizes < MAX_SIZES;
          b = sweep_next_size(b, sweep_max))
         sw->sizes[sw->n_sizes++] = b;
-    struct device_buffers d;
-    CUDA_CHECK(cudaMalloc(&d.data, sweep_max));
-    CUDA_CHECK(cudaMalloc(&d.reference, sweep_max));
-    CUDA_CHECK(cudaMalloc(&d.check, sweep_max));
-    CUDA_CHECK(cudaMalloc((void **)&d.count, sizeof *d.count));
-    float *expected = host_alloc(PAGEABLE, sweep_max);
-    fill_random(expected, sweep_max / sizeof(float), 7);
-    CUDA_CHECK(cudaMemcpy(d.reference, expected, sweep_max, cudaMemcpyHostToDevice));
-    host_free(PAGEABLE, expected);
+    struct device_buffers d = device_buffers_create(sweep_max);
 
     for (int k = 0; k < N_KINDS; k++)
         sweep_kind((enum memory_kind)k, sw, &d, t);
@@ -759,47 +758,55 @@ static void bandwidth_by_size(size_t sweep_max, const struct pcie_link *link,
     print_per_copy_cost(sw, t);
     alignment(sw, &d, t);
     batching(sweep_max < bytes_per_sample ? sweep_max : bytes_per_sample, &d, t);
-    CUDA_CHECK(cudaFree(d.data));
-    CUDA_CHECK(cudaFree(d.reference));
-    CUDA_CHECK(cudaFree(d.check));
-    CUDA_CHECK(cudaFree(d.count));
+    device_buffers_destroy(&d);
 }
 
 /* ------------------------------------------------------------------------------------------ *
  * 2. The CPU's side: write-combined memory is meant for the CPU to write and the GPU to read.
  * ------------------------------------------------------------------------------------------ */
 
+/* One repetition: the CPU writes `bytes` of `buffer` (memset), then reads them (a sum of 64-bit
+ * words), each on the host clock; the sum is checked. */
+void cpu_write_read(uint64_t *buffer, size_t bytes, int rep, enum memory_kind kind,
+                    double *write_ms, double *read_ms)
+{
+    const size_t n = bytes / sizeof(uint64_t);
+    /* A byte pattern that changes with rep, so the compiler cannot know what the sum will read,
+     * and every repetition's sum can be checked. */
+    unsigned char pattern = (unsigned char)(0x3c + (rep & 1));
+    uint64_t word;
+    memset(&word, pattern, sizeof word);
+    double t0 = host_ms();
+    memset(buffer, pattern, bytes);
+    double t1 = host_ms();
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += buffer[i];
+    double t2 = host_ms();
+    if (sum != n * word) { /* both sides wrap around modulo 2^64 alike */
+        fprintf(stderr, "%s: %s memory read back wrong: sum %#llx, want %#llx\n", program_name,
+                kind_names[kind], (unsigned long long)sum, (unsigned long long)(n * word));
+        exit(EXIT_ERROR);
+    }
+    *write_ms = t1 - t0;
+    *read_ms = t2 - t1;
+}
+
 static void cpu_access(const struct timing *t)
 {
-    const size_t bytes = 4u << 20, n = bytes / sizeof(uint64_t);
+    const size_t bytes = CPU_ACCESS_BYTES;
     const enum memory_kind kinds[] = {PINNED, WRITE_COMBINED};
-    printf("\n2. the CPU writing (memset) and reading (a sum of 64-bit words) 4 MiB of host memory,\n"
-           "   host clock, median of %d\n", t->reps);
+    printf("\n2. the CPU writing (memset) and reading (a sum of 64-bit words) 4 MiB of host "
+           "memory,\n   host clock, median of %d\n", t->reps);
     for (int k = 0; k < 2; k++) {
         uint64_t *buffer = host_alloc(kinds[k], bytes);
         double *read_ms = samples_or_exit((size_t)t->reps);
         for (int rep = -1; rep < t->reps; rep++) {
-            /* A byte pattern that changes with rep, so the compiler cannot know what the sum
-             * will read, and every repetition's sum can be checked. */
-            unsigned char pattern = (unsigned char)(0x3c + (rep & 1));
-            uint64_t word;
-            memset(&word, pattern, sizeof word);
-            double t0 = host_ms();
-            memset(buffer, pattern, bytes);
-            double t1 = host_ms();
-            uint64_t sum = 0;
-            for (size_t i = 0; i < n; i++)
-                sum += buffer[i];
-            double t2 = host_ms();
-            if (sum != n * word) { /* both sides wrap around modulo 2^64 alike */
-                fprintf(stderr, "%s: %s memory read back wrong: sum %#llx, want %#llx\n",
-                        program_name, kind_names[kinds[k]], (unsigned long long)sum,
-                        (unsigned long long)(n * word));
-                exit(EXIT_ERROR);
-            }
+            double write_ms_once, read_ms_once;
+            cpu_write_read(buffer, bytes, rep, kinds[k], &write_ms_once, &read_ms_once);
             if (rep >= 0) {
-                t->samples[rep] = t1 - t0;
-                read_ms[rep] = t2 - t1;
+                t->samples[rep] = write_ms_once;
+                read_ms[rep] = read_ms_once;
             }
         }
         struct stats write = stats_summarize(t->samples, (size_t)t->reps);
@@ -826,39 +833,51 @@ static void cpu_access(const struct timing *t)
  * 3. Mapped (zero-copy) memory: kernels that reach across PCIe themselves.
  * ------------------------------------------------------------------------------------------ */
 
-/* dst[i] = src[i * stride] for i < n_out, timed with events. src or dst may be mapped host
- * memory. */
+/* dst[i] = src[i * stride] for i < n_out, once, timed with events. src or dst may be mapped
+ * host memory. */
+double gather_ms(const float *src, float *dst, size_t n_out, size_t stride,
+                 const struct timing *t)
+{
+    CUDA_CHECK(cudaEventRecord(t->start, t->stream));
+    CUDA_CHECK(launch_gather(src, dst, n_out, stride, t->stream));
+    return stop_clock(t);
+}
+
+/* The usual way instead: copy all of h_src to d_src, then gather from it on the GPU; once. */
+double copy_then_gather_ms(const float *h_src, float *d_src, size_t bytes, float *dst,
+                           size_t n_out, size_t stride, const struct timing *t)
+{
+    CUDA_CHECK(cudaEventRecord(t->start, t->stream));
+    CUDA_CHECK(cudaMemcpyAsync(d_src, h_src, bytes, cudaMemcpyHostToDevice, t->stream));
+    CUDA_CHECK(launch_gather(d_src, dst, n_out, stride, t->stream));
+    return stop_clock(t);
+}
+
 static struct stats time_gather(const float *src, float *dst, size_t n_out, size_t stride,
                                 const struct timing *t)
 {
     for (int rep = -1; rep < t->reps; rep++) { /* rep -1 warms up */
-        CUDA_CHECK(cudaEventRecord(t->start, t->stream));
-        CUDA_CHECK(launch_gather(src, dst, n_out, stride, t->stream));
-        double ms = stop_clock(t);
+        double ms = gather_ms(src, dst, n_out, stride, t);
         if (rep >= 0)
             t->samples[rep] = ms;
     }
     return stats_summarize(t->samples, (size_t)t->reps);
 }
 
-/* The usual way instead: copy all of h_src to d_src, then gather from it on the GPU. */
 static struct stats time_copy_then_gather(const float *h_src, float *d_src, size_t bytes,
                                           float *dst, size_t n_out, size_t stride,
                                           const struct timing *t)
 {
     for (int rep = -1; rep < t->reps; rep++) {
-        CUDA_CHECK(cudaEventRecord(t->start, t->stream));
-        CUDA_CHECK(cudaMemcpyAsync(d_src, h_src, bytes, cudaMemcpyHostToDevice, t->stream));
-        CUDA_CHECK(launch_gather(d_src, dst, n_out, stride, t->stream));
-        double ms = stop_clock(t);
+        double ms = copy_then_gather_ms(h_src, d_src, bytes, dst, n_out, stride, t);
         if (rep >= 0)
             t->samples[rep] = ms;
     }
     return stats_summarize(t->samples, (size_t)t->reps);
 }
 
-static void expect_gathered(const float *h_result, const float *h_src, size_t n_out,
-                            size_t stride, const char *what)
+void expect_gathered(const float *h_result, const float *h_src, size_t n_out, size_t stride,
+                     const char *what)
 {
     for (size_t i = 0; i < n_out; i++) {
         if (h_result[i] != h_src[i * stride]) {
@@ -869,38 +888,34 @@ static void expect_gathered(const float *h_result, const float *h_src, size_t n_
     }
 }
 
-static void zero_copy(size_t bytes, const struct timing *t)
+/* Part 3's buffers (struct mapped_buffers, in pinned.h). Mapped: pinned, and visible to kernels
+ * at the address cudaHostGetDevicePointer gives. */
+struct mapped_buffers mapped_create(size_t bytes)
 {
-    const size_t n = bytes / sizeof(float), stride = 32, n_sparse = n / stride;
-    float *h_src, *h_dst, *src_view, *dst_view, *d_a, *d_b;
-    /* Mapped: pinned, and visible to kernels at the address cudaHostGetDevicePointer gives. */
-    CUDA_CHECK(cudaHostAlloc((void **)&h_src, bytes, cudaHostAllocMapped));
-    CUDA_CHECK(cudaHostAlloc((void **)&h_dst, bytes, cudaHostAllocMapped));
-    CUDA_CHECK(cudaHostGetDevicePointer((void **)&src_view, h_src, 0));
-    CUDA_CHECK(cudaHostGetDevicePointer((void **)&dst_view, h_dst, 0));
-    CUDA_CHECK(cudaMalloc((void **)&d_a, bytes));
-    CUDA_CHECK(cudaMalloc((void **)&d_b, bytes));
-    fill_random(h_src, n, 8);
-    CUDA_CHECK(cudaMemcpy(d_b, h_src, bytes, cudaMemcpyHostToDevice));
+    struct mapped_buffers m;
+    CUDA_CHECK(cudaHostAlloc((void **)&m.h_src, bytes, cudaHostAllocMapped));
+    CUDA_CHECK(cudaHostAlloc((void **)&m.h_dst, bytes, cudaHostAllocMapped));
+    CUDA_CHECK(cudaHostGetDevicePointer((void **)&m.src_view, m.h_src, 0));
+    CUDA_CHECK(cudaHostGetDevicePointer((void **)&m.dst_view, m.h_dst, 0));
+    CUDA_CHECK(cudaMalloc((void **)&m.d_a, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&m.d_b, bytes));
+    fill_random(m.h_src, bytes / sizeof(float), 8);
+    CUDA_CHECK(cudaMemcpy(m.d_b, m.h_src, bytes, cudaMemcpyHostToDevice));
+    return m;
+}
 
-    /* A kernel reads host memory into device memory, then writes device memory to the host. */
-    struct stats read = time_gather(src_view, d_a, n, 1, t);
-    CUDA_CHECK(cudaMemcpy(h_dst, d_a, bytes, cudaMemcpyDeviceToHost));
-    expect_gathered(h_dst, h_src, n, 1, "kernel read of mapped memory");
-    memset(h_dst, 0xff, bytes);
-    struct stats write = time_gather(d_b, dst_view, n, 1, t);
-    expect_gathered(h_dst, h_src, n, 1, "kernel write to mapped memory");
+void mapped_destroy(struct mapped_buffers *m)
+{
+    CUDA_CHECK(cudaFree(m->d_a));
+    CUDA_CHECK(cudaFree(m->d_b));
+    CUDA_CHECK(cudaFreeHost(m->h_src));
+    CUDA_CHECK(cudaFreeHost(m->h_dst));
+}
 
-    /* Using 1 float in 32: read just those across PCIe, or copy everything and pick on the GPU. */
-    struct stats sparse = time_gather(src_view, d_a, n_sparse, stride, t);
-    CUDA_CHECK(cudaMemcpy(h_dst, d_a, n_sparse * sizeof(float), cudaMemcpyDeviceToHost));
-    expect_gathered(h_dst, h_src, n_sparse, stride, "sparse read of mapped memory");
-    CUDA_CHECK(cudaMemsetAsync(d_a, 0xff, bytes, t->stream)); /* the stream the gather runs in */
-    struct stats copy_all = time_copy_then_gather(h_src, d_b, bytes, d_a, n_sparse, stride, t);
-    CUDA_CHECK(cudaMemcpy(h_dst, d_a, n_sparse * sizeof(float), cudaMemcpyDeviceToHost));
-    expect_gathered(h_dst, h_src, n_sparse, stride, "copy, then gather");
-
-    char size_text[32];
+static void print_zero_copy(size_t bytes, size_t stride, struct stats read, struct stats write,
+                            struct stats sparse, struct stats copy_all, const struct timing *t)
+{
+    char size_text[32], params[64];
     printf("\n3. mapped (zero-copy) memory, %s, events, median of %d\n",
            format_bytes(bytes, size_text, sizeof size_text), t->reps);
     printf("  a kernel reads host memory directly     %8.3f ms  %8.2f GB/s\n", read.median,
@@ -918,18 +933,43 @@ static void zero_copy(size_t bytes, const struct timing *t)
                                          .direction = "D2H", .bytes = bytes, .reps = t->reps,
                                          .ms = write, .gbps = gbps(bytes, write.median),
                                          .params = "clock=gpu_event;kernel=gather"});
+    snprintf(params, sizeof params, "clock=gpu_event;stride=%zu", stride);
     csv_record(t->csv, &(struct csv_row){.experiment = "zero_copy", .variant = "sparse_mapped_read",
                                          .direction = "H2D", .bytes = bytes, .reps = t->reps,
-                                         .ms = sparse, .params = "clock=gpu_event;stride=32"});
+                                         .ms = sparse, .params = params});
     csv_record(t->csv, &(struct csv_row){.experiment = "zero_copy",
                                          .variant = "sparse_copy_then_gather", .direction = "H2D",
                                          .bytes = bytes, .reps = t->reps, .ms = copy_all,
-                                         .params = "clock=gpu_event;stride=32"});
+                                         .params = params});
+}
 
-    CUDA_CHECK(cudaFree(d_a));
-    CUDA_CHECK(cudaFree(d_b));
-    CUDA_CHECK(cudaFreeHost(h_src));
-    CUDA_CHECK(cudaFreeHost(h_dst));
+/* Part 3 whole, using 1 float in `stride` in its second half (exercise 2 changes the stride). */
+static void zero_copy(size_t bytes, size_t stride, const struct timing *t)
+{
+    const size_t n = bytes / sizeof(float), n_sparse = n / stride;
+    struct mapped_buffers m = mapped_create(bytes);
+
+    /* A kernel reads host memory into device memory, then writes device memory to the host. */
+    struct stats read = time_gather(m.src_view, m.d_a, n, 1, t);
+    CUDA_CHECK(cudaMemcpy(m.h_dst, m.d_a, bytes, cudaMemcpyDeviceToHost));
+    expect_gathered(m.h_dst, m.h_src, n, 1, "kernel read of mapped memory");
+    memset(m.h_dst, 0xff, bytes);
+    struct stats write = time_gather(m.d_b, m.dst_view, n, 1, t);
+    expect_gathered(m.h_dst, m.h_src, n, 1, "kernel write to mapped memory");
+
+    /* Using 1 float in `stride`: read just those across PCIe, or copy everything and pick on the
+     * GPU. */
+    struct stats sparse = time_gather(m.src_view, m.d_a, n_sparse, stride, t);
+    CUDA_CHECK(cudaMemcpy(m.h_dst, m.d_a, n_sparse * sizeof(float), cudaMemcpyDeviceToHost));
+    expect_gathered(m.h_dst, m.h_src, n_sparse, stride, "sparse read of mapped memory");
+    CUDA_CHECK(cudaMemsetAsync(m.d_a, 0xff, bytes, t->stream)); /* the stream the gather runs in */
+    struct stats copy_all = time_copy_then_gather(m.h_src, m.d_b, bytes, m.d_a, n_sparse, stride,
+                                                  t);
+    CUDA_CHECK(cudaMemcpy(m.h_dst, m.d_a, n_sparse * sizeof(float), cudaMemcpyDeviceToHost));
+    expect_gathered(m.h_dst, m.h_src, n_sparse, stride, "copy, then gather");
+
+    print_zero_copy(bytes, stride, read, write, sparse, copy_all, t);
+    mapped_destroy(&m);
 }
 
 /* ------------------------------------------------------------------------------------------ *
@@ -1099,10 +1139,12 @@ static struct pcie_link link_while_copying(int device, size_t bytes)
  * ports above the GPU show it, else the link as it ran; never the GPU's own maximum alone, which
  * a slower slot caps. The GPU's own link running faster than the maximum of the port at its
  * other end says that the ports are a VM's inventions. Printed, and described in `params` for
- * the bandwidth rows. */
-static struct pcie_link usable_link(int device, size_t bytes, char *params, size_t len)
+ * the bandwidth rows. The copies that keep the link busy are of at most `bytes`, the largest
+ * the run has room for. */
+struct pcie_link usable_link(int device, size_t bytes, char *params, size_t len)
 {
-    struct pcie_link most = gpu_pcie_link(device), now = link_while_copying(device, bytes);
+    size_t probe = bytes < LINK_PROBE_BYTES ? bytes : LINK_PROBE_BYTES;
+    struct pcie_link most = gpu_pcie_link(device), now = link_while_copying(device, probe);
     bool invented = most.upstream_seen && now.known && now.peak_gbps > most.own_link_gbps;
     bool upstream = most.known && most.upstream_seen && !invented;
     struct pcie_link link = upstream ? most : now;
@@ -1130,31 +1172,34 @@ int main(int argc, char **argv)
     struct common_args args = {.size = 64u << 20, .size_help = "bytes per buffer of parts 3 and 5",
                                .size_multiple = sizeof(float), .reps = 10};
     size_t sweep_max = 1u << 30;
-    int gated = 1;
+    int gated = 1, exercise = 0;
     const struct opt extra[] = {
         SWEEP_MAX_OPTION(&sweep_max, "largest size of the bandwidth sweep"),
         {"--gated-timing", OPT_INT, &gated, 0, 1, "0|1",
          "hold the stream while copies are issued (0: the events time the issuing too; for "
          "compute-sanitizer's initcheck, under which copies cannot queue behind the gate)", 0},
+        EXERCISE_OPTION(&exercise, N_EXERCISES),
     };
     struct gpu_info gpu;
     struct csv csv;
     int rc = cli_parse(argc, argv, summary, &args, extra, sizeof extra / sizeof extra[0]);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    if (exercise) /* one of the README's exercises instead of the lesson: exercises.c */
+        return run_exercise(exercise, &args, sweep_max, gated);
     /* The sweep holds three buffers on the GPU and two on the host at a time; parts 3 and 5 two
      * of --size on each side. */
     struct sized sizes[] = {{"--size", &args.size, cli_given("--size"), 2, 2},
                             {"--sweep-max", &sweep_max, cli_given("--sweep-max"), 3, 2}};
-    if (rc != CLI_CONTINUE || (rc = lesson_open("04_pinned_memory", &args, sizes, 2, &gpu, &csv)))
+    if ((rc = lesson_open("04_pinned_memory", &args, sizes, 2, &gpu, &csv)))
         return rc;
 
     struct timing t = timing_create(args.reps, gated, &csv);
-    struct pcie_link link = usable_link(args.device, sweep_max < LINK_PROBE_BYTES
-                                                         ? sweep_max : LINK_PROBE_BYTES,
-                                        t.link, sizeof t.link);
+    struct pcie_link link = usable_link(args.device, sweep_max, t.link, sizeof t.link);
     struct sweep sw;
     bandwidth_by_size(sweep_max, &link, &t, &sw);
     cpu_access(&t);
-    zero_copy(args.size, &t);
+    zero_copy(args.size, SPARSE_STRIDE, &t);
     pinning_cost(sweep_max < PIN_BYTES ? sweep_max : PIN_BYTES, &sw, &t);
     async_gotcha(args.size, &t);
     timing_destroy(&t);

@@ -8,11 +8,13 @@
 #define DEMO_H
 
 #include "common.h"
+#include "transfer_manager.h"
 
 struct demo_config {
     size_t n;             /* elements per vector */
     int reps;
     double cpu_work_ms[2]; /* the lecture's simulated CPU work: 50 ms, then 70 ms */
+    bool time_with_events; /* exercise 3: the asynchronous half on the GPU's clock too */
 };
 
 struct demo_samples {
@@ -20,9 +22,23 @@ struct demo_samples {
     double *async_total; /* host clock: the asynchronous version, CPU work included */
     double *cpu_work;    /* host clock: the CPU work done while the GPU worked */
     double *waiting;     /* host clock: what the CPU still waited for at the end */
+    double *gpu_span;    /* time_with_events: GPU clock, the first copy's start to c's arrival */
+    int async_held;      /* the resources the asynchronous half held, each one acquisition */
 };
 
 int run_sync_baseline(const struct demo_config *cfg, struct demo_samples *out);
 int run_async_demo(const struct demo_config *cfg, struct demo_samples *out);
+
+/* Everything the asynchronous half owns (the exercises acquire the same). */
+struct async_resources {
+    struct pinned_buffer h_a, h_b, h_c;
+    struct device_buffer d_a, d_b, d_c;
+    struct cuda_stream s1, s2;
+    struct transfer_manager tm;
+    struct cuda_event start, stop; /* time_with_events only */
+};
+
+/* How many resources *r holds now. */
+int async_resources_held(const struct async_resources *r);
 
 #endif /* DEMO_H */

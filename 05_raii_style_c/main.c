@@ -12,6 +12,7 @@
  *   common/fault.c       --fail-at N: make the Nth acquisition fail, and count live resources
  *   sticky_error.c       --sticky-error 1: lecture 7.3, what a fault in a kernel does to every
  *                        CUDA call after it (the program then ends with 1, as it must)
+ *   exercises.c          --exercise N: the README's exercises, run in place of the demo
  *
  * Nothing here ends the program early: every function returns its error and releases what it
  * holds, and main() prints how many resources are still alive at the end. It must be 0 on every
@@ -19,6 +20,7 @@
  */
 #include "common.h"
 #include "demo.h"
+#include "exercises.h"
 #include "fault.h"
 #include "sticky_error.h"
 
@@ -69,20 +71,19 @@ static int report(const struct demo_config *cfg, struct demo_samples *s, struct 
     return EXIT_VERIFIED;
 }
 
-static int run(const struct common_args *args, struct csv *csv)
+static int run(const struct demo_config *cfg, struct csv *csv)
 {
-    struct demo_config cfg = {args->size / sizeof(float), args->reps, {50, 70}};
-    const size_t reps = (size_t)args->reps;
+    const size_t reps = (size_t)cfg->reps;
     double *storage = samples_alloc(4 * reps);
     if (!storage)
         return EXIT_ERROR;
-    struct demo_samples samples = {storage, storage + reps, storage + 2 * reps,
-                                   storage + 3 * reps};
-    int rc = run_sync_baseline(&cfg, &samples);
+    struct demo_samples samples = {.sync_total = storage, .async_total = storage + reps,
+                                   .cpu_work = storage + 2 * reps, .waiting = storage + 3 * reps};
+    int rc = run_sync_baseline(cfg, &samples);
     if (rc == EXIT_VERIFIED)
-        rc = run_async_demo(&cfg, &samples);
+        rc = run_async_demo(cfg, &samples);
     if (rc == EXIT_VERIFIED)
-        rc = report(&cfg, &samples, csv);
+        rc = report(cfg, &samples, csv);
     free(storage);
     return rc;
 }
@@ -91,9 +92,10 @@ int main(int argc, char **argv)
 {
     struct common_args args = {.size = 256u << 20, .size_help = "bytes per vector",
                                .size_multiple = sizeof(float), .reps = 5};
-    int fail_at = 0, sticky = 0;
+    int fail_at = 0, sticky = 0, exercise = 0;
     const struct opt extra[] = {
         FAIL_AT_OPTION(&fail_at),
+        EXERCISE_OPTION(&exercise, EXERCISE_COUNT),
         {"--sticky-error", OPT_INT, &sticky, 0, 1, "0|1",
          "after the demo, make a kernel fault and show the return codes that follow (lecture "
          "7.3); exits 1", 0},
@@ -105,18 +107,21 @@ int main(int argc, char **argv)
 
     struct gpu_info gpu;
     struct csv csv;
-    /* Each half holds three vectors on the GPU and three pinned on the host, one after the other. */
+    /* Each half holds three vectors on the GPU and three pinned on the host, one after the
+     * other; so does each exercise at a time (exercise 1, 64 KiB more on each side). */
     struct sized size = {"--size", &args.size, cli_given("--size"), 3, 3};
     if ((rc = lesson_open("05_raii_style_c", &args, &size, 1, &gpu, &csv)) != EXIT_VERIFIED)
         return rc;
 
-    rc = run(&args, &csv);
+    /* The lecture's demo: 50 ms of CPU work while a and b go up, 70 while c comes down. */
+    const struct demo_config cfg = {args.size / sizeof(float), args.reps, {50, 70}, false};
+    rc = exercise ? run_exercise(exercise, &cfg, &csv) : run(&cfg, &csv);
     if (rc == EXIT_VERIFIED && sticky)
         rc = sticky_error_demo();
     if (lesson_close(&csv) && rc == EXIT_VERIFIED)
         rc = EXIT_ERROR;
     rc = resources_report(rc);
-    if (rc == EXIT_VERIFIED)
+    if (rc == EXIT_VERIFIED && !exercise)
         printf("verified: c = a + b in every run, synchronous and asynchronous\n");
     return rc;
 }

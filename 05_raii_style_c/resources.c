@@ -76,3 +76,25 @@ void device_buffer_destroy(struct device_buffer *buffer)
     *buffer = (struct device_buffer){NULL, 0};
     resource_released();
 }
+
+cudaError_t cuda_event_create(struct cuda_event *event, unsigned flags)
+{
+    *event = (struct cuda_event){NULL};
+    cudaError_t err = ACQUIRE("event", cudaEventCreateWithFlags(&event->handle, flags));
+    if (err != cudaSuccess) {
+        event->handle = NULL;
+        return err;
+    }
+    resource_acquired();
+    return cudaSuccess;
+}
+
+void cuda_event_destroy(struct cuda_event *event)
+{
+    /* cudaEventDestroy(NULL) is an error too. */
+    if (!event || !event->handle)
+        return;
+    CUDA_REPORT(cudaEventDestroy(event->handle));
+    event->handle = NULL;
+    resource_released();
+}

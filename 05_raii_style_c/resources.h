@@ -1,5 +1,6 @@
 /*
- * resources.h - RAII's guarantees in C, for a stream, a pinned host buffer and a device buffer.
+ * resources.h - RAII's guarantees in C, for a stream, a pinned host buffer, a device buffer and
+ * an event.
  *
  * The lecture wraps each CUDA resource in a C++ class (section 5.1 CudaStream, 5.2
  * PinnedHostMemory): the constructor acquires, the destructor releases, copying is forbidden and
@@ -39,6 +40,10 @@ struct device_buffer {
     size_t bytes;
 };
 
+struct cuda_event {
+    cudaEvent_t handle;
+};
+
 cudaError_t cuda_stream_create(struct cuda_stream *stream, unsigned flags);
 void cuda_stream_destroy(struct cuda_stream *stream);
 
@@ -48,5 +53,9 @@ struct pinned_buffer pinned_buffer_move(struct pinned_buffer *from);
 
 cudaError_t device_buffer_create(struct device_buffer *buffer, size_t bytes);
 void device_buffer_destroy(struct device_buffer *buffer);
+
+/* Exercise 3 of the README: the events that time the asynchronous half. */
+cudaError_t cuda_event_create(struct cuda_event *event, unsigned flags);
+void cuda_event_destroy(struct cuda_event *event);
 
 #endif /* RESOURCES_H */

@@ -4,12 +4,14 @@
 #include "common.h"
 #include "fault.h"
 
-cudaError_t transfer_manager_create(struct transfer_manager *tm, int max_streams)
+cudaError_t transfer_manager_create(struct transfer_manager *tm, int max_streams,
+                                    enum transfer_events events)
 {
     *tm = (struct transfer_manager){0};
     if (max_streams < 1 || max_streams > TRANSFER_MANAGER_MAX_STREAMS)
         return CUDA_REPORT(cudaErrorInvalidValue);
-    for (int i = 0; i < max_streams; i++) {
+    int count = events == ONE_SHARED_EVENT ? 1 : max_streams;
+    for (int i = 0; i < count; i++) {
         /* Only for waiting, never for timing: no timestamps needed (lesson 03). */
         cudaError_t err = ACQUIRE("transfer event", cudaEventCreateWithFlags(
                                                         &tm->last_copy[i], cudaEventDisableTiming));
@@ -21,6 +23,7 @@ cudaError_t transfer_manager_create(struct transfer_manager *tm, int max_streams
         tm->capacity = i + 1;
         resource_acquired();
     }
+    tm->events = events;
     return cudaSuccess;
 }
 
@@ -38,6 +41,10 @@ void transfer_manager_destroy(struct transfer_manager *tm)
 /* The slot that tracks `stream`, taking a free one the first time; -1 when none is left. */
 static int slot_of(struct transfer_manager *tm, cudaStream_t stream)
 {
+    if (tm->events == ONE_SHARED_EVENT) {
+        tm->tracked = 1;
+        return 0;
+    }
     for (int i = 0; i < tm->tracked; i++)
         if (tm->streams[i] == stream)
             return i;

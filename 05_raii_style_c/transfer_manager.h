@@ -7,6 +7,9 @@
  * while A's copy is still running. This manager keeps one event per stream it has seen, records
  * it again after each copy in that stream (a stream runs in order, so its latest copy finishing
  * means all its earlier ones have), and waits for every one of them.
+ *
+ * ONE_SHARED_EVENT builds the lecture's manager instead, bug included, for exercise 1 of the
+ * README: every stream's copies record the same event.
  */
 #ifndef TRANSFER_MANAGER_H
 #define TRANSFER_MANAGER_H
@@ -15,16 +18,24 @@
 
 enum { TRANSFER_MANAGER_MAX_STREAMS = 8 };
 
+enum transfer_events {
+    EVENT_PER_STREAM, /* this lesson's manager */
+    ONE_SHARED_EVENT, /* the lecture's: it marks only the latest copy of all (exercise 1) */
+};
+
 struct transfer_manager {
-    int capacity;                                     /* streams it can track: events created */
-    int tracked;                                      /* streams seen so far */
+    enum transfer_events events;
+    int capacity;                                     /* events created */
+    int tracked;                                      /* streams seen so far (shared: 1) */
     cudaStream_t streams[TRANSFER_MANAGER_MAX_STREAMS];
     cudaEvent_t last_copy[TRANSFER_MANAGER_MAX_STREAMS]; /* per stream: its latest copy's end */
 };
 
-/* Creates the events for up to max_streams streams (1 to TRANSFER_MANAGER_MAX_STREAMS). On
- * failure, what was created is released and *tm is left zeroed. */
-cudaError_t transfer_manager_create(struct transfer_manager *tm, int max_streams);
+/* Creates the events for up to max_streams streams (1 to TRANSFER_MANAGER_MAX_STREAMS), or the
+ * one event that ONE_SHARED_EVENT shares among any number. On failure, what was created is
+ * released and *tm is left zeroed. */
+cudaError_t transfer_manager_create(struct transfer_manager *tm, int max_streams,
+                                    enum transfer_events events);
 void transfer_manager_destroy(struct transfer_manager *tm);
 
 /* Enqueue a copy of the whole buffer in `stream`, and note it as that stream's latest. A stream

@@ -22,9 +22,13 @@
  * repetition of every pipelined, serial, synchronous, graph and managed run is checked element by
  * element.
  *
+ * `--exercise N` runs exercise N of README.md instead, on these same measurements (exercises.c,
+ * which bench.h shares them with).
+ *
  * From lesson 05 on, code that owns resources returns its error and releases everything on one
  * path: every function here returns 0, or -1 after saying why, and main() releases the rig.
  */
+#include "bench.h"
 #include "common.h"
 #include "fault.h"
 #include "pipeline.h"
@@ -53,15 +57,6 @@ enum {
     SYNC_REPS = 3,           /* the synchronous baseline takes a quarter of a second a run */
     BALANCE_PROBE_ITERS = 128,
     MAX_BALANCE_PROBES = 6,
-};
-
-/* The rig, and what the measurements around it need. */
-struct bench {
-    struct rig rig;
-    double *samples; /* MAX_TURNS x reps, and reps more for ratios */
-    int reps;
-    int copy_engines; /* asyncEngineCount */
-    struct csv *csv;
 };
 
 /* ------------------------------------------------------------------------------------------ *
@@ -166,20 +161,12 @@ static int measure_synchronous(struct bench *b, const struct shape *p, const uns
  * A pipeline against its serial version and its bound.
  * ------------------------------------------------------------------------------------------ */
 
-/* Medians over paired repetitions. The bound is the slower of the same pipeline without its
- * copies (`kernels`) and without its kernels (`copies`): same streams, buffers, events, waits and
- * issue order, one kind of work left out. Nothing the pipeline does can take less time. */
-struct outcome {
-    struct stats pipeline, breadth, serial, kernels, copies;
-    struct stats efficiency, breadth_efficiency; /* bound / pipeline, rep by rep */
-    double bound;                                /* the slower median of the two */
-};
-
+/* The turns of evaluate(), whose medians make a struct outcome (bench.h). */
 enum { DEPTH, SERIAL, KERNELS, COPIES, BREADTH };
 
 /* Runs the pipeline, the serial version and the two halves of the bound for one shape, and the
  * breadth-first pipeline too when asked. */
-static int evaluate(struct bench *b, const struct shape *p, bool both_orders, struct outcome *o)
+int evaluate(struct bench *b, const struct shape *p, bool both_orders, struct outcome *o)
 {
     struct shape serial = *p, breadth = *p;
     serial.streams = serial.buffers = 1;
@@ -210,7 +197,7 @@ static int evaluate(struct bench *b, const struct shape *p, bool both_orders, st
 }
 
 /* Says so when a measured pipeline beat its bound by more than the bound's own spread allows. */
-static void flag_beaten_bound(const char *what, struct stats efficiency)
+void flag_beaten_bound(const char *what, struct stats efficiency)
 {
     if (efficiency.median > 1 + (efficiency.max - efficiency.min))
         printf("  !! %s: median efficiency %.3f is above 1 by more than its spread: a run beat "
@@ -287,7 +274,7 @@ static double imbalance(struct probe p)
     return fabs(p.kernels - p.copies) / p.copies;
 }
 
-static int balanced_iters(struct bench *b, const struct shape *p, unsigned *iters)
+int balanced_iters(struct bench *b, const struct shape *p, unsigned *iters)
 {
     struct probe last[2] = {{.iters = BALANCE_PROBE_ITERS}, {.iters = 8 * BALANCE_PROBE_ITERS}};
     for (int i = 0; i < 2; i++)
@@ -421,8 +408,8 @@ static int record_runs(struct bench *b, const struct shape shapes[TRACED_RUNS],
 }
 
 /* Prints and records how busy each kind of work kept the GPU, and the CPU, in one recorded run. */
-static int report_busy(struct bench *b, const char *key, const char *name,
-                       const struct busy_time *busy)
+int report_busy(struct bench *b, const char *key, const char *name,
+                const struct busy_time *busy)
 {
     const struct { const char *variant; double ms; } rows[] = {
         {"h2d_busy", busy->h2d_ms},     {"kernels_busy", busy->kernels_ms},
@@ -850,18 +837,9 @@ static int by_role_variant(struct bench *b, const struct shape *base)
  * 5. Lecture table 2 in full: the data in ordinary memory, the CPU staging it (staged.c).
  * ------------------------------------------------------------------------------------------ */
 
-/* The ways of part 5, timed in turns: three of their own, then two per thread count. */
-enum { SYNC_WAY, DRIVER_WAY, PINNED_WAY, GPU_ALONE, FIRST_STAGED, MAX_THREAD_COUNTS = 12 };
-
-struct staged_plan {
-    const struct staging *staging;
-    const struct shape *p;
-    int threads[MAX_THREAD_COUNTS], counts; /* T = 1, 2, 4, ... and the most */
-    double *ms;      /* way w's rep k at [w * reps + k] */
-    double *copying; /* staged run c's CPU copying (staged_time) in rep k at [c * reps + k] */
-};
-
-static int staged_ways(const struct staged_plan *sp)
+/* The ways of part 5 (bench.h's SYNC_WAY ... FIRST_STAGED), timed in turns: three of their own
+ * and the GPU's work alone, then two per thread count, the staged run and its CPU side alone. */
+int staged_ways(const struct staged_plan *sp)
 {
     return FIRST_STAGED + 2 * sp->counts;
 }
@@ -909,7 +887,7 @@ static int staged_way(struct bench *b, const struct staged_plan *sp, int w, bool
     return rc;
 }
 
-static int staged_in_turns(struct bench *b, const struct staged_plan *sp)
+int staged_in_turns(struct bench *b, const struct staged_plan *sp)
 {
     int ways = staged_ways(sp);
     for (int rep = -1; rep < b->reps; rep++) { /* rep -1 warms up */
@@ -929,7 +907,7 @@ static int staged_in_turns(struct bench *b, const struct staged_plan *sp)
 }
 
 /* A way's statistics: its samples are copied first, as summarizing sorts them. */
-static struct stats way_stats(struct bench *b, const struct staged_plan *sp, int w)
+struct stats way_stats(struct bench *b, const struct staged_plan *sp, int w)
 {
     memcpy(b->samples, sp->ms + w * b->reps, (size_t)b->reps * sizeof(double));
     return stats_summarize(b->samples, (size_t)b->reps);
@@ -957,7 +935,7 @@ static int staged_line(struct bench *b, const struct staged_plan *sp, int w, con
  * side at its fastest, alone or as timed inside the staged run itself. Inside, the copies share
  * host memory with the DMA and are usually slower than alone, but not always (the DMA's writes
  * can leave results in the CPU's cache), and a bound must hold whichever way it goes. */
-static struct stats staged_efficiency(struct bench *b, const struct staged_plan *sp, int c)
+struct stats staged_efficiency(struct bench *b, const struct staged_plan *sp, int c)
 {
     const double *full = sp->ms + (FIRST_STAGED + 2 * c) * b->reps;
     const double *alone = full + b->reps, *inside = sp->copying + c * b->reps;
@@ -1017,7 +995,7 @@ static void staged_summary(struct bench *b, const struct staged_plan *sp)
            gbps(2 * sp->p->n * sizeof(unsigned), cpu), pinned / cpu);
 }
 
-static int staged_report(struct bench *b, const struct staged_plan *sp)
+int staged_report(struct bench *b, const struct staged_plan *sp)
 {
     if (staged_line(b, sp, SYNC_WAY, "lesson 01's way (blocking, one buffer)", "sync_pageable",
                     "", "") ||
@@ -1082,14 +1060,6 @@ static int staged_part(struct bench *b, const struct shape *base, const struct s
 }
 
 /* ------------------------------------------------------------------------------------------ */
-
-struct settings {
-    size_t n, sweep_n;
-    int chunks, streams, buffers, iters, sweeps, device;
-    int staged_threads, staged_buffers; /* part 5: the most CPU threads, the staging slots */
-    const char *trace;
-    size_t ring_buffers, buffer_elems, streams_made; /* what the rig holds */
-};
 
 /* The ring holds as many buffers as any part uses, each as large as the largest chunk of any
  * part: the main shape's; the managed variant's explicit pipeline, whose 16 chunks of the sweep's
@@ -1156,8 +1126,9 @@ static int run_parts(struct bench *b, const struct settings *s)
     return rc;
 }
 
+/* The lesson's parts, or exercise `exercise` (exercises.c), on one rig. */
 static int bench_run(const struct settings *s, const struct gpu_info *gpu, int reps,
-                     struct csv *csv)
+                     struct csv *csv, int exercise)
 {
     struct bench b = {.samples = samples_alloc((size_t)reps * (MAX_TURNS + 1)), .reps = reps,
                       .copy_engines = gpu->copy_engines, .csv = csv};
@@ -1168,7 +1139,7 @@ static int bench_run(const struct settings *s, const struct gpu_info *gpu, int r
     }
     for (size_t i = 0; i < s->n; i++) /* any bits will do, as long as they differ */
         b.rig.h_in[i] = (unsigned)i * 2654435761u + 12345u;
-    int rc = run_parts(&b, s);
+    int rc = exercise ? run_exercise(&b, s, exercise) : run_parts(&b, s);
     rig_destroy(&b.rig);
     free(b.samples);
     return rc;
@@ -1181,7 +1152,7 @@ int main(int argc, char **argv)
     struct settings s = {.chunks = 64, .streams = 8, .buffers = 8, .iters = 0, .sweeps = 1,
                          .staged_threads = 0, .staged_buffers = 8};
     size_t sweep_size = 256u << 20;
-    int fail_at = 0;
+    int fail_at = 0, exercise = 0;
     const struct opt extra[] = {
         {"--chunks", OPT_INT, &s.chunks, 1, 1 << 20, "K", "chunks the data set is cut into", 0},
         {"--streams", OPT_INT, &s.streams, 1, MAX_STREAMS, "S", "streams the chunks go round", 0},
@@ -1198,6 +1169,7 @@ int main(int argc, char **argv)
         {"--staged-buffers", OPT_INT, &s.staged_buffers, 1, MAX_BUFFERS, "B",
          "part 5's pinned staging buffers each way", 0},
         FAIL_AT_OPTION(&fail_at),
+        EXERCISE_OPTION(&exercise, EXERCISES),
     };
     int rc = cli_parse(argc, argv, summary, &args, extra, sizeof extra / sizeof extra[0]);
     if (rc != CLI_CONTINUE)
@@ -1223,16 +1195,25 @@ int main(int argc, char **argv)
          6 + 2.0 * s.staged_buffers / s.chunks},
         {"--sweep-size", &sweep_size, cli_given("--sweep-size"),
          3 + ring / SWEEP_FEWEST_CHUNKS, 3}};
-    if ((rc = lesson_open("06_overlap_pipeline", &args, sizes, 2, &gpu, &csv)) != EXIT_VERIFIED)
+    size_t n_sizes = sizeof sizes / sizeof sizes[0];
+    if (exercise) { /* an exercise holds its own data set and rig, in place of the lesson's */
+        sizes[0] = exercise_sized(exercise, &s, &args.size);
+        n_sizes = 1;
+    }
+    rc = lesson_open("06_overlap_pipeline", &args, sizes, n_sizes, &gpu, &csv);
+    if (rc != EXIT_VERIFIED)
         return rc;
     s.n = args.size / sizeof(unsigned);
     s.sweep_n = sweep_size < args.size ? sweep_size / sizeof(unsigned) : s.n;
-    size_rig(&s);
-    rc = bench_run(&s, &gpu, args.reps, &csv) ? EXIT_ERROR : EXIT_VERIFIED;
+    if (exercise)
+        exercise_size_rig(&s);
+    else
+        size_rig(&s);
+    rc = bench_run(&s, &gpu, args.reps, &csv, exercise) ? EXIT_ERROR : EXIT_VERIFIED;
     if (lesson_close(&csv))
         rc = EXIT_ERROR;
     rc = resources_report(rc);
-    if (rc == EXIT_VERIFIED)
+    if (rc == EXIT_VERIFIED && !exercise) /* an exercise says what it verified */
         printf("verified: the last repetition of every pipelined, serial, synchronous, graph "
                "and managed run,\n  and every repetition of every staged run\n");
     return rc;

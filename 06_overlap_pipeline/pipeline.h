@@ -49,6 +49,8 @@ struct shape {
     bool by_role;              /* lecture table 2's layout: stream 0 copies in, stream 1
                                   computes, stream 2 copies out, events between a chunk's stages;
                                   else chunk k in stream k mod S. Needs streams = 3. */
+    bool skip_buffer_free_wait; /* exercise 2, wrong on purpose: a chunk's copy in does not wait
+                                   for its buffer's last chunk to be done with it */
 };
 
 /* The stages a run issues: all of them, or some, to time the pipeline without one kind of work. */
@@ -95,6 +97,11 @@ cudaError_t pipeline_sync(const struct rig *r, const struct shape *p, const unsi
 /* One run, timed with events on the GPU: *ms from the first operation to the last. */
 cudaError_t pipeline_time(const struct rig *r, const struct shape *p, unsigned stages,
                           double *ms);
+
+/* How many of out[0..n) are not in[i] after `iters` passes of the kernel; *first gets the first
+ * wrong one's index when there is one. */
+size_t work_errors(const struct rig *r, const unsigned *in, const unsigned *out, size_t n,
+                   unsigned iters, size_t *first);
 
 /* True when out[i] is in[i] after `iters` passes of the kernel, for i < n; otherwise prints the
  * first wrong element, prefixed by `what`. */

@@ -420,6 +420,52 @@ static int measure_busy(unsigned run, struct busy_time *busy)
     return 0;
 }
 
+/* The waits of run `run`'s copies in after their chunks' preparation (struct busy_time). */
+static int measure_h2d_waits(unsigned run, struct busy_time *busy)
+{
+    unsigned chunks = 0;
+    uint64_t first_process = UINT64_MAX;
+    for (size_t i = 0; i < tl.n_cpu; i++) {
+        const struct cpu_span *c = &tl.cpu[i];
+        if (c->run == run && c->chunk + 1 > chunks)
+            chunks = c->chunk + 1;
+        if (c->run == run && c->row == ROW_PROCESS && c->start < first_process)
+            first_process = c->start;
+    }
+    if (chunks == 0)
+        return 0;
+    uint64_t *prepared = calloc(chunks, sizeof *prepared);
+    double *all = malloc(2 * (size_t)chunks * sizeof *all);
+    if (!prepared || !all) {
+        free(prepared);
+        free(all);
+        return -1;
+    }
+    double *first = all + chunks;
+    for (size_t i = 0; i < tl.n_cpu; i++) {
+        const struct cpu_span *c = &tl.cpu[i];
+        if (c->run == run && c->row == ROW_PREPARE && c->end > prepared[c->chunk])
+            prepared[c->chunk] = c->end;
+    }
+    size_t n_all = 0, n_first = 0;
+    for (size_t i = 0; i < tl.n_ops && n_all < chunks; i++) {
+        unsigned chunk = tl.log[i].chunk;
+        if (tl.log[i].run != run || tl.ops[i].row != ROW_H2D || chunk >= chunks ||
+            !prepared[chunk])
+            continue;
+        double wait_ms = ((double)tl.ops[i].start - (double)prepared[chunk]) / 1e6;
+        all[n_all++] = wait_ms;
+        if (tl.ops[i].start < first_process)
+            first[n_first++] = wait_ms;
+    }
+    busy->h2d_wait_ms = n_all ? stats_summarize(all, n_all).median : 0;
+    busy->first_h2d_wait_ms = n_first ? stats_summarize(first, n_first).median : 0;
+    busy->first_chunks = (unsigned)n_first;
+    free(prepared);
+    free(all);
+    return 0;
+}
+
 int timeline_write(const char *prefix, unsigned long *operations,
                    struct busy_time busy[TIMELINE_MAX_RUNS])
 {
@@ -428,11 +474,16 @@ int timeline_write(const char *prefix, unsigned long *operations,
         return -1;
     }
     for (unsigned r = 0; r < tl.n_runs; r++) {
-        if (measure_busy(r, &busy[r])) {
+        if (measure_busy(r, &busy[r]) || measure_h2d_waits(r, &busy[r])) {
             fprintf(stderr, "%s: timeline: out of memory\n", program_name);
             timeline_stop();
             return -1;
         }
+    }
+    *operations = tl.n_ops;
+    if (!prefix) {
+        timeline_stop();
+        return 0;
     }
     char path[512];
     snprintf(path, sizeof path, "%s.json", prefix);
@@ -451,7 +502,6 @@ int timeline_write(const char *prefix, unsigned long *operations,
     if (rc)
         fprintf(stderr, "%s: timeline: cannot write %s.json and %s.csv\n", program_name, prefix,
                 prefix);
-    *operations = tl.n_ops;
     timeline_stop();
     return rc;
 }

@@ -44,10 +44,17 @@ struct busy_time {
     double all_three_ms; /* time during which all three kinds ran at once */
     double cpu_ms;       /* time during which a CPU thread copied data of this run */
     double all_four_ms;  /* ... and all three kinds of GPU work ran too: table 2's four columns */
+    /* A staged run's copies in: how long after its chunk was prepared (its last piece copied)
+     * each one started, median over the run's chunks, and over its first chunks alone (those
+     * whose copy in started before the CPU began processing any result: they waited for their
+     * preparation and the issuing thread, nothing else); 0 without CPU work. */
+    double h2d_wait_ms, first_h2d_wait_ms;
+    unsigned first_chunks;
 };
 
-/* Stops recording, writes PREFIX.json and PREFIX.csv, counts the operations written, fills
- * busy[r] for each run r named since the last discard, and releases what the recording held. */
+/* Stops recording, writes PREFIX.json and PREFIX.csv (nothing, where prefix is NULL), counts the
+ * operations recorded, fills busy[r] for each run r named since the last discard, and releases
+ * what the recording held. */
 int timeline_write(const char *prefix, unsigned long *operations,
                    struct busy_time busy[TIMELINE_MAX_RUNS]);
 /* Stops recording, if it was, and releases what it held, writing nothing: after an error. */

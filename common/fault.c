@@ -20,6 +20,11 @@ bool fault_strikes(const char *what)
     return true;
 }
 
+unsigned long fault_acquisitions(void)
+{
+    return acquired_so_far;
+}
+
 void resource_acquired(void)
 {
     live++;

@@ -24,6 +24,9 @@ void fault_inject_at(unsigned long n);
 /* Counts one acquisition of `what`; true if it is the one chosen to fail (it says so on stderr). */
 bool fault_strikes(const char *what);
 
+/* How many acquisitions have been attempted so far (the one --fail-at N counts to). */
+unsigned long fault_acquisitions(void);
+
 /* Every successful acquisition and every release, so that the program can report leaks. */
 void resource_acquired(void);
 void resource_released(void);

@@ -47,6 +47,59 @@ ADVISED_PREFETCHED_ROWS = 2  # 06, where the GPU cannot advise or prefetch manag
 # The lessons whose every resource acquisition can be made to fail (--fail-at N).
 FAULT_INJECTED = ("05_raii_style_c", "06_overlap_pipeline")
 
+# What each exercise's run must print for its outcome to be the one its README answer gives: a
+# regex over stdout, per (lesson, exercise number).
+EXERCISE_OUTCOMES = {
+    # a pipeline cannot beat its copies alone
+    ("02_streams", 1): r"^answer 1, stream counts whose run beat its copies alone by more than the "
+                       r"spread: 0 of \d+",
+    # a memset in the legacy stream is a barrier too: B waited every time
+    ("02_streams", 2): r"^answer 2, repetitions in which B waited for A behind the memset: "
+                       r"(\d+) of \1",
+    # 1 ms filler blocks: the urgent kernel waits for the whole filler at its priority, for the
+    # running blocks only at the highest
+    ("02_streams", 3): r"(?s)^answer 3, [^\n]*filler's priority: (?:[5-9]|[1-9]\d)(?:\.\d+)? ms\n"
+                       r".*^answer 3, [^\n]*highest priority: 0\.\d+ ms",
+    # the polling loop notices the GPU's end only between units: late by under one unit
+    ("03_events", 1): r"^answer 1, that overrun in ten-pass units: 0\.\d+ units",
+    # cudaEventSynchronize spins whatever the device flags say; cudaStreamSynchronize sleeps
+    ("03_events", 2): r"^answer 2, rows of experiment 2 whose CPU time changed by over half the "
+                      r"wait: 0 of 3 rows",
+    # the host's wait fixes the race, and the host waits out the producer's work
+    ("03_events", 3): r"(?s)^answer 3, runs with y right after cudaStreamSynchronize: (\d+) of \1 "
+                      r"runs.*^answer 3, host's enqueue time, cudaStreamSynchronize: "
+                      r"(?:[2-9]|\d{2,})(?:\.\d+)? ms",
+    # pinned memory is as close to the link's peak at 1 GiB as at 4 GiB
+    ("04_pinned_memory", 1): r"^answer 1, pinned H2D, .+ over .+'s: (0\.9[5-9]\d*|1(\.0[0-4]\d*)?) x",
+    # one float in 256: reading mapped memory directly beats copying everything
+    ("04_pinned_memory", 2): r"^answer 2, 1 float in 256, reading's time over copying's: 0\.\d+ x",
+    # write-combined memory copies as fast as pinned memory
+    ("04_pinned_memory", 3): r"^answer 3, H2D copy, write-combined's speed over pinned's: "
+                             r"(0\.9[5-9]\d*|1(\.0[0-4]\d*)?) x",
+    # the lecture's shared event: c read before its copy, every time; one event per stream: never
+    ("05_raii_style_c", 1): r"(?s)^answer 1, runs that read stale c, one shared event, c's copy "
+                            r"held back 20 ms: (\d+) of \1.*^answer 1, runs that read stale c, one "
+                            r"event per stream, c's copy held back 20 ms: 0 of \d+",
+    # one label: every fault point walked, nothing left; destroys without the check: refusals
+    ("05_raii_style_c", 2): r"(?s)^answer 2, resources still held after the label, every fault "
+                            r"point, both walks: 0 resources.*^answer 2, CUDA calls refusing a "
+                            r"zeroed handle, destroy functions without the check: [1-9]\d* calls",
+    # two events more than the lesson's 16 acquisitions
+    ("05_raii_style_c", 3): r"^answer 3, acquisitions of the whole run, which --fail-at walks: 18 ",
+    # two buffers: at most two engines at once
+    ("06_overlap_pipeline", 1): r"^answer 1, efficiency with 2 buffers: 0\.[0-7]\d* of its bound",
+    # without the wait, a longer kernel: caught every time; with it: never
+    ("06_overlap_pipeline", 2): r"(?s)^answer 2, runs caught by verification, kernel 4x as long, "
+                                r"no wait: ([1-9]\d*) of \1 runs.*^answer 2, runs caught by "
+                                r"verification, kernel 4x as long, with the wait \(the lesson\): "
+                                r"0 of \d+ runs",
+    ("06_overlap_pipeline", 3): r"(?s)^answer 3, efficiency at 16 chunks: 0\.\d+ of its bound.*"
+                                r"^answer 3, efficiency at 512 chunks: 0\.\d+ of its bound",
+    # two staging buffers: the CPU and the GPU mostly take turns
+    ("06_overlap_pipeline", 5): r"^answer 5, efficiency of the staged run on \d+ threads, 2 "
+                                r"staging buffers: 0\.[0-7]\d* of its bound",
+}
+
 
 def small_args(lesson):
     return SMALL_ARGS[lesson].split()

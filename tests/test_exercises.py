@@ -1,0 +1,96 @@
+"""Every exercise of every lesson README runs without editing the code, and its answer holds.
+
+Everywhere: each lesson has `--exercise N` for each exercise its README lists, and no more; each
+exercise has its answer in a collapsed block right under it, which names the reference log it
+quotes; and every measured figure of an answer (a number with a decimal point, or with a unit)
+is in that log, so an answer cannot outlive the reference it was measured from.
+On a GPU: every exercise runs, writes its answer rows, and comes out as its answer says (the
+race an exercise predicts is caught by verification, for instance).
+"""
+import re
+
+import pytest
+
+import check_csv
+from conftest import LESSONS, ROOT, needs_gpu, program, run
+from lessons import EXERCISE_OUTCOMES
+
+REFERENCE = ROOT / "results" / "reference" / "nvidia-h200"
+ANSWER = {"README.md": "<summary>Answer</summary>", "README.zh-CN.md": "<summary>答案</summary>"}
+# A measured figure: a number with a decimal point, or a number with a unit of time, rate or share
+# ("12 ms", "95%", "1.9x"). Counts, sizes and flags are the exercise's settings, not its findings.
+FIGURE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?=\s?(?:ms|µs|us|GB/s|%|x\b))|(?<![\w.])\d+\.\d+")
+LOG = re.compile(r"results/reference/[\w.-]+/[\w.-]+\.log")
+
+
+def exercises(readme):
+    """[(number, text up to the next exercise), ...] of the README's last section, its exercises."""
+    text = readme.read_text()
+    section = text[text.rindex("\n## "):]
+    items = list(re.finditer(r"(?m)^(\d+)\. ", section))
+    return [(int(m.group(1)), section[m.start():items[i + 1].start() if i + 1 < len(items)
+                                      else len(section)]) for i, m in enumerate(items)]
+
+
+def cases():
+    for lesson in LESSONS:
+        for number, _ in exercises(ROOT / lesson / "README.md"):
+            yield pytest.param(lesson, number, id=f"{lesson} --exercise {number}")
+
+
+CASES = list(cases())
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_each_exercise_has_a_switch_and_no_more(lesson):
+    count = len(exercises(ROOT / lesson / "README.md"))
+    assert count, f"{lesson}/README.md lists no exercises"
+    assert "--exercise" in run(program(lesson), "--help").stdout
+    beyond = run(program(lesson), "--exercise", count + 1)
+    assert beyond.returncode == 2, f"--exercise {count + 1} was not refused: the README lists {count}"
+
+
+@pytest.mark.parametrize("readme", ["README.md", "README.zh-CN.md"])
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_each_exercise_has_an_answer_from_the_reference(lesson, readme):
+    problems = []
+    for number, text in exercises(ROOT / lesson / readme):
+        block = re.search(r"<details>\s*" + re.escape(ANSWER[readme]) + r"(.*?)</details>", text,
+                          re.S)
+        if not block:
+            problems.append(f"exercise {number}: no {ANSWER[readme]} block under it")
+            continue
+        logs = LOG.findall(block.group(1))
+        if not logs:
+            problems.append(f"exercise {number}: the answer names no reference log")
+            continue
+        printed = ""
+        for log in logs:
+            path = ROOT / log
+            if not path.exists():
+                problems.append(f"exercise {number}: {log} does not exist")
+                continue
+            printed += path.read_text()
+        found = set(re.findall(r"(?<![\w.])\d+(?:\.\d+)?", printed))
+        figures = {f for f in FIGURE.findall(LOG.sub("", block.group(1)))}
+        missing = sorted(figures - found, key=float)
+        if missing:
+            problems.append(f"exercise {number}: {missing} are in no log it names ({logs})")
+    assert not problems, f"{lesson}/{readme}:\n" + "\n".join(problems)
+
+
+@needs_gpu
+@pytest.mark.parametrize("lesson,number", CASES)
+def test_exercise_runs_and_comes_out_as_its_answer_says(lesson, number, tmp_path):
+    csv = tmp_path / f"{lesson}_exercises.csv"
+    result = run(program(lesson), "--exercise", number, "--csv", csv, timeout=900)
+    assert result.returncode == 0, f"exit {result.returncode}: {result.stderr[-600:]}"
+    assert re.search(rf"^exercise {number} of \d+: ", result.stdout, re.M)
+    assert re.search(rf"^answer {number}, ", result.stdout, re.M), result.stdout[-600:]
+    assert re.search(r"^  (reference, |no reference for )", result.stdout, re.M)
+    outcome = EXERCISE_OUTCOMES.get((lesson, number))
+    if outcome:
+        assert re.search(outcome, result.stdout, re.M), \
+            f"the outcome /{outcome}/ is not in:\n{result.stdout[-1200:]}"
+    problems = list(check_csv.problems(csv, lesson, 1))
+    assert not problems, "\n".join(problems[:10])
