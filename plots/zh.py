@@ -80,10 +80,10 @@ LABELS = {
     # efficiency
     "streams (= device buffers)": "流（= 设备缓冲区）",
     "chunks": "分块数",
-    "efficiency = bound / pipeline time": "效率 = 上界 / 流水线时间",
+    "efficiency = bound / pipeline time": "效率 = 界限 / 流水线时间",
     "06: pipeline efficiency, {size}; the kernel applies x = a x + c\n{iters:g} times per element "
     "(the balanced regime)":
-        "06：流水线效率，{size}；核函数对每个元素执行 x = a x + c\n{iters:g} 次（平衡模式）",
+        "06：流水线效率，{size}；核函数对每个元素执行 x = a x + c\n{iters:g} 次（平衡情形）",
     # intensity
     "bound: serial time / the slower of the pipeline without its kernels and without its copies":
         "上界：串行时间 / 去掉核函数与去掉拷贝的两种流水线中较慢者",
@@ -111,7 +111,7 @@ LABELS = {
     "{direction}: GB/s (1e9 bytes/s)": "{direction}：GB/s（1e9 字节/秒）",
     "Host-device copy bandwidth across GPUs, by memory kind (median; transfer size along each "
     "axis)": "各 GPU 的主机-设备拷贝带宽，按内存种类（中位数；横轴为传输大小）",
-    "efficiency by regime (1 = as fast as its bound)": "各模式的效率（1 = 与上界一样快）",
+    "efficiency by regime (1 = as fast as its bound)": "各情形的效率（1 = 与界限一样快）",
     "kernel iterations per element": "每个元素的核函数迭代次数",
     "speed-up by arithmetic intensity": "不同计算强度下的加速比",
     "06_overlap_pipeline across GPUs": "各 GPU 上的 06_overlap_pipeline",
