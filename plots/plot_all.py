@@ -21,6 +21,7 @@ COLUMNS = ("lesson,experiment,variant,direction,bytes,reps,median_ms,min_ms,max_
            "gpu,cc,driver,runtime,params").split(",")
 TRACE_COLUMNS = "run,row,chunk,stream,start_us,duration_us,bytes".split(",")
 TRACE_SUFFIX = "_trace.csv"  # lesson 06's timeline, written beside its results
+EXERCISES_SUFFIX = "_exercises.csv"  # the exercises' answers: not measurements to draw
 NUMERIC = {"bytes": int, "reps": int, "median_ms": float, "min_ms": float, "max_ms": float}
 TRACE_ROWS = ("H2D copies", "kernels", "D2H copies", "CPU prepare", "CPU process")
 
@@ -129,6 +130,8 @@ class ResultSet:
         self.folder = folder
         self.rows, self.trace = [], []
         for path in sorted(folder.glob("*.csv")):
+            if path.name.endswith(EXERCISES_SUFFIX):
+                continue
             if path.name.endswith(TRACE_SUFFIX):
                 self.trace.extend(read_trace(path))
             else:

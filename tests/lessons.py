@@ -50,6 +50,18 @@ FAULT_INJECTED = ("05_raii_style_c", "06_overlap_pipeline")
 # What each exercise's run must print for its outcome to be the one its README answer gives: a
 # regex over stdout, per (lesson, exercise number).
 EXERCISE_OUTCOMES = {
+    # the copies take over 90% of the time at every size: both grow with n
+    ("01_sync_copy", 1): r"(?s)\A(?!.*^answer 1, the copies' share [^\n]*: (?:\d|[1-8]\d)(?:\.\d+)? %$)"
+                         r"(?=.*^answer 1, the copies' share of the CPU blocked time [^\n]*: "
+                         r"9\d(?:\.\d+)? %$)",
+    # without the synchronize, the D2H call waits for the kernel; c is still right
+    ("01_sync_copy", 2): r"(?s)^answer 2, the D2H call's wait before its copy \(CPU blocked - GPU "
+                         r"ms\), without it: (?:0\.0[1-9]|0\.[1-9]|[1-9])[^\n]*\n.*^answer 2, c "
+                         r"verified without the synchronize, of (\d+) repetitions: \1 repetitions",
+    # a busy CPU slows the pageable copies that outlast a time slice
+    ("01_sync_copy", 3): r"(?s)^answer 3, H2D at the largest size, [^:\n]*, the loaded sweep's over "
+                         r"the idle two's mean: 0\.[0-7]\d* x$.*^answer 3, D2H at the largest "
+                         r"size, [^:\n]*, the loaded sweep's over the idle two's mean: 0\.[0-7]\d* x",
     # a pipeline cannot beat its copies alone
     ("02_streams", 1): r"^answer 1, stream counts whose run beat its copies alone by more than the "
                        r"spread: 0 of \d+",

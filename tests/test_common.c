@@ -569,7 +569,8 @@ static void cgroup_limits_are_found_up_the_tree(void)
 static void gpu_names_become_the_folders_run_all_makes(void)
 {
     const char *names[][2] = {{"NVIDIA H200", "nvidia-h200"},
-                              {"NVIDIA GeForce RTX 4090 Laptop GPU", "nvidia-geforce-rtx-4090-laptop-gpu"},
+                              {"NVIDIA GeForce RTX 4090 Laptop GPU",
+                               "nvidia-geforce-rtx-4090-laptop-gpu"},
                               {"  Tesla T4 (PCIe) ", "tesla-t4-pcie"}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char slug[64];
