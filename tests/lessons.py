@@ -44,8 +44,10 @@ CSV_ROWS = {
 BATCH_CALL_ROWS = 4  # 04, where the toolkit or the driver lacks cudaMemcpyBatchAsync
 ADVISED_PREFETCHED_ROWS = 2  # 06, where the GPU cannot advise or prefetch managed memory
 
-# The lessons whose every resource acquisition can be made to fail (--fail-at N).
-FAULT_INJECTED = ("05_raii_style_c", "06_overlap_pipeline")
+# The runs whose every resource acquisition can be made to fail (--fail-at N): lessons 05 and 06,
+# and 05's exercise 3, which adds a module of its own.
+FAULT_INJECTED = (("05_raii_style_c", ()), ("05_raii_style_c", ("--exercise", "3")),
+                  ("06_overlap_pipeline", ()))
 
 # What each exercise's run must print for its outcome to be the one its README answer gives: a
 # regex over stdout, per (lesson, exercise number).

@@ -49,24 +49,25 @@ def test_larger_than_the_machine_fails_first(lesson):
     assert re.search("needs .* but only .*choose a smaller --size", result.stderr)
 
 
-def acquisitions(lesson):
+def acquisitions(lesson, extra):
     """How many resources a small run acquires, from its last line but one."""
     found = re.search(r"^resources: (\d+) acquired",
-                      run(program(lesson), *sanitize_args(lesson)).stdout, re.M)
+                      run(program(lesson), *sanitize_args(lesson), *extra).stdout, re.M)
     return int(found.group(1)) if found else 0
 
 
 def fault_cases():
-    for lesson in FAULT_INJECTED:
+    for lesson, extra in FAULT_INJECTED:
         if lesson not in LESSONS:
             continue
-        total = acquisitions(lesson) if HAS_GPU else 0
+        name = " ".join((lesson,) + extra)
+        total = acquisitions(lesson, extra) if HAS_GPU else 0
         if not HAS_GPU:
-            yield pytest.param(lesson, 0, 0, id=f"{lesson} (no GPU)")
+            yield pytest.param(lesson, extra, 0, 0, id=f"{name} (no GPU)")
         elif total == 0:
-            yield pytest.param(lesson, 0, 0, id=f"{lesson} (no acquisition count)")
+            yield pytest.param(lesson, extra, 0, 0, id=f"{name} (no acquisition count)")
         for n in range(1, total + 1):
-            yield pytest.param(lesson, n, total, id=f"{lesson} --fail-at {n} of {total}")
+            yield pytest.param(lesson, extra, n, total, id=f"{name} --fail-at {n} of {total}")
 
 
 SANITIZER = ["compute-sanitizer", "--leak-check", "full", "--error-exitcode", "99"] \
@@ -74,10 +75,10 @@ SANITIZER = ["compute-sanitizer", "--leak-check", "full", "--error-exitcode", "9
 
 
 @needs_gpu
-@pytest.mark.parametrize("lesson,n,total", list(fault_cases()))
-def test_failed_acquisition_releases_everything(lesson, n, total):
+@pytest.mark.parametrize("lesson,extra,n,total", list(fault_cases()))
+def test_failed_acquisition_releases_everything(lesson, extra, n, total):
     assert total > 0, "the run printed no acquisition count"
-    result = run(*SANITIZER, program(lesson), *sanitize_args(lesson), "--fail-at", n)
+    result = run(*SANITIZER, program(lesson), *sanitize_args(lesson), *extra, "--fail-at", n)
     assert result.returncode == 1, f"exit {result.returncode}: {result.stderr[-400:]}"
     assert f"making acquisition {n} (" in result.stderr
     assert " 0 still live at exit" in result.stdout
