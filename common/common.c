@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 const char *program_name = "program";
 
@@ -28,6 +29,11 @@ static int compare_doubles(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+bool stats_unsteady(struct stats s)
+{
+    return s.max - s.min > UNSTEADY_MARK * s.median;
 }
 
 struct stats stats_summarize(double *samples, size_t n)
@@ -182,6 +188,75 @@ size_t cgroup_room(const char *root, const char *self)
             room = here;
     }
     return room;
+}
+
+int cpus_in_list(const char *list)
+{
+    int count = 0;
+    while (*list && *list != '\n') {
+        char *end;
+        long first = strtol(list, &end, 10), last = first;
+        if (end == list)
+            return 0;
+        if (*end == '-')
+            last = strtol(end + 1, &end, 10);
+        count += last >= first ? (int)(last - first + 1) : 0;
+        list = *end == ',' ? end + 1 : end;
+    }
+    return count;
+}
+
+/* The CPU time a cgroup v2 quota allows on the path from `path` up, in CPUs (rounded up); 0 for
+ * none. Consumes path. */
+static int cgroup_cpu_quota(char *path)
+{
+    int least = 0;
+    for (;;) {
+        char file[4200], line[64];
+        snprintf(file, sizeof file, "/sys/fs/cgroup%s/cpu.max", strcmp(path, "/") ? path : "");
+        FILE *f = fopen(file, "r");
+        unsigned long long quota, period;
+        if (f && fgets(line, sizeof line, f) && sscanf(line, "%llu %llu", &quota, &period) == 2 &&
+            period > 0) {
+            int cpus = (int)((quota + period - 1) / period);
+            if (least == 0 || cpus < least)
+                least = cpus;
+        }
+        if (f)
+            fclose(f);
+        if (strcmp(path, "/") == 0)
+            return least;
+        char *slash = strrchr(path, '/');
+        slash[slash == path] = '\0';
+    }
+}
+
+int host_cpus(void)
+{
+    char line[4096];
+    int cpus = 0;
+    FILE *status = fopen("/proc/self/status", "r");
+    while (status && fgets(line, sizeof line, status))
+        if (strncmp(line, "Cpus_allowed_list:", 18) == 0)
+            cpus = cpus_in_list(line + 18 + strspn(line + 18, " \t"));
+    if (status)
+        fclose(status);
+    if (cpus < 1) {
+        long online = sysconf(_SC_NPROCESSORS_ONLN);
+        cpus = online < 1 ? 1 : online > 4096 ? 4096 : (int)online;
+    }
+    FILE *cgroups = fopen("/proc/self/cgroup", "r");
+    while (cgroups && fgets(line, sizeof line, cgroups)) {
+        if (strncmp(line, "0::/", 4) != 0)
+            continue; /* cgroup v2 only: v1's cpu quota is left alone */
+        line[strcspn(line, "\n")] = '\0';
+        int quota = cgroup_cpu_quota(line + 3);
+        if (quota > 0 && quota < cpus)
+            cpus = quota;
+    }
+    if (cgroups)
+        fclose(cgroups);
+    return cpus;
 }
 
 size_t host_available_bytes(void)
@@ -566,11 +641,14 @@ int csv_open(struct csv *csv, const char *path, const char *lesson, const struct
 int csv_write(struct csv *csv, const struct csv_row *row)
 {
     bool contended = watch_seen();
-    csv->rows++;
-    if (row->reps > 1 && row->ms.median > 0 &&
-        row->ms.max - row->ms.min > UNSTEADY_SPREAD * row->ms.median)
-        csv->unsteady_rows++;
-    if (!csv->file)
+    bool answer = row->experiment && strcmp(row->experiment, "exercise") == 0;
+    if (!answer) { /* an answer repeats a measurement the tables counted */
+        csv->rows++;
+        if (row->reps > 1 && row->ms.median > 0 &&
+            row->ms.max - row->ms.min > UNSTEADY_SPREAD * row->ms.median)
+            csv->unsteady_rows++;
+    }
+    if (!csv->file || (csv->answers_only && !answer))
         return 0;
     FILE *f = csv->file;
     const char *cells[] = {csv->lesson, row->experiment, row->variant,

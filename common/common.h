@@ -117,6 +117,13 @@ struct pcie_link gpu_pcie_link_now(int device);
  * when unknown. */
 size_t host_available_bytes(void);
 
+/* The CPUs this process may run threads on: those its affinity mask allows (the
+ * Cpus_allowed_list of /proc/self/status, which a container or taskset narrows), fewer where a
+ * cgroup v2 CPU quota (cpu.max, docker --cpus) on its path gives it less time than that; at least
+ * 1. cpus_in_list() counts a list such as "0-3,8,10-11". */
+int host_cpus(void);
+int cpus_in_list(const char *list);
+
 /* The cgroup part of it: the least room left under any memory limit on the path from the
  * process's cgroup up to the root, cgroup v2 (memory.max, memory.current) or v1 (the memory
  * controller's limit_in_bytes, usage_in_bytes); SIZE_MAX where none applies. `root` is where
@@ -314,11 +321,17 @@ struct csv {
     const char *lesson;
     const struct gpu_info *gpu;
     int rows, unsteady_rows; /* written, and of those spread over UNSTEADY_SPREAD of the median */
+    bool answers_only;       /* under --exercise: the lesson's tables count, answers are written */
 };
 
 /* A measurement whose repetitions spread, min to max, over this share of their median is not to
  * be trusted as it is: lesson_close() says how many there were. */
 #define UNSTEADY_SPREAD 0.10
+
+/* A figure the tables mark `~`: its repetitions spread over this share of its median, enough to
+ * read a difference of that size between two figures with care. */
+#define UNSTEADY_MARK 0.05
+bool stats_unsteady(struct stats s);
 
 /* Written with designated initialisers; a field left out means "not applicable". */
 struct csv_row {
@@ -354,21 +367,34 @@ void csv_field(FILE *file, const char *text);
      "run exercise N of README.md in place of the lesson, and compare its answer with the "     \
      "shipped reference for this GPU", 0}
 
-/* Prints "exercise N of COUNT: ASKS" (run_all.sh reads COUNT from it). */
-void exercise_begin(int n, int count, const char *asks);
+/* Prints "exercise N of COUNT: ASKS" (run_all.sh reads COUNT from it). From here on the CSV
+ * receives the answers only: the lesson's tables print and count as usual, but their rows are the
+ * changed program's, which the plots must not take for the lesson's measurements. */
+void exercise_begin(struct csv *csv, int n, int count, const char *asks);
 
 /* One figure of exercise n's answer: prints it, and beside it the same figure (`key`) of the
  * shipped reference run on this GPU model, results/reference/<gpu>/<lesson>_exercises.csv, and
- * how far apart they are, or that there is no reference for this GPU. Writes it to the CSV as
- * experiment "exercise", variant `key`, params "exercise=N;value=VALUE", with the statistics of
- * the measurement it comes from (`measured`). Returns csv_write()'s result. */
+ * how far apart they are; or that there is no reference for this GPU, or that the reference
+ * measured it with other settings (bytes or repetitions), which are not compared. Writes it to
+ * the CSV as experiment "exercise", variant `key`, params those of `measured` (its clock) and
+ * "exercise=N;value=VALUE", with the statistics of the measurement it comes from (`measured`).
+ * Returns csv_write()'s result; exercise_record() ends the program instead (lessons 01-04). */
 #define EXERCISE_NEAR 0.10 /* closer than this share of the reference: "close" */
 int exercise_answer(struct csv *csv, int n, const char *key, const char *what, double value,
                     const char *unit, struct csv_row measured);
+void exercise_record(struct csv *csv, int n, const char *key, const char *what, double value,
+                     const char *unit, struct csv_row measured);
 
-/* The reference's figure `key` of `lesson` from folder/<lesson>_exercises.csv: 0, or -1 when
- * there is none. */
-int exercise_reference(const char *folder, const char *lesson, const char *key, double *value);
+/* The reference's figure `key` of `lesson` from folder/<lesson>_exercises.csv, and the bytes and
+ * repetitions it was measured with: 0; -1 when there is no such file, -2 when it holds no such
+ * figure. */
+struct exercise_figure {
+    double value;
+    size_t bytes;
+    int reps;
+};
+int exercise_reference(const char *folder, const char *lesson, const char *key,
+                       struct exercise_figure *figure);
 
 /* A GPU's folder name under results/, as run_all.sh makes it: "NVIDIA H200" -> "nvidia-h200". */
 void gpu_slug(const char *name, char *slug, size_t len);

@@ -15,9 +15,10 @@
 /* A folder of results: the program's own folder (up to PATH_MAX) and a GPU's name below it. */
 #define FOLDER_MAX (PATH_MAX + 320)
 
-void exercise_begin(int n, int count, const char *asks)
+void exercise_begin(struct csv *csv, int n, int count, const char *asks)
 {
-    printf("exercise %d of %d: %s\n\n", n, count, asks);
+    csv->answers_only = true;
+    printf("exercise %d of %d: %s\n", n, count, asks);
 }
 
 void gpu_slug(const char *name, char *slug, size_t len)
@@ -67,26 +68,42 @@ static size_t csv_split(char *line, char **fields, size_t n)
     return found;
 }
 
-int exercise_reference(const char *folder, const char *lesson, const char *key, double *value)
+/* The number after "name=" in a params field ("a=1;name=2.5;b=3"), if it is a finite number. */
+static bool param_value(const char *params, const char *name, double *value)
+{
+    size_t len = strlen(name);
+    for (const char *p = params; p && *p; p = strchr(p, ';') ? strchr(p, ';') + 1 : NULL) {
+        if (strncmp(p, name, len) || p[len] != '=')
+            continue;
+        char *end;
+        double v = strtod(p + len + 1, &end);
+        if (end == p + len + 1 || (*end && *end != ';') || !isfinite(v))
+            return false;
+        *value = v;
+        return true;
+    }
+    return false;
+}
+
+int exercise_reference(const char *folder, const char *lesson, const char *key,
+                       struct exercise_figure *figure)
 {
     char path[FOLDER_MAX + 256];
     snprintf(path, sizeof path, "%s/%s_exercises.csv", folder, lesson);
     FILE *file = fopen(path, "r");
     if (!file)
         return -1;
-    int status = -1;
-    char line[2048];
+    int status = -2;
+    char line[4096];
     while (status != 0 && fgets(line, sizeof line, file)) {
         line[strcspn(line, "\r\n")] = '\0';
         char *f[15];
         if (csv_split(line, f, 15) != 15 || strcmp(f[0], lesson) || strcmp(f[1], "exercise") ||
-            strcmp(f[2], key))
+            strcmp(f[2], key) || !param_value(f[14], "value", &figure->value))
             continue;
-        const char *at = strstr(f[14], "value=");
-        if (at && (at == f[14] || at[-1] == ';')) {
-            *value = strtod(at + strlen("value="), NULL);
-            status = 0;
-        }
+        figure->bytes = (size_t)strtoull(f[4], NULL, 10);
+        figure->reps = atoi(f[5]);
+        status = 0;
     }
     fclose(file);
     return status;
@@ -134,37 +151,60 @@ static void reference_date(const char *folder, char *date, size_t len)
     fclose(meta);
 }
 
+/* The reference's figure beside the student's, and how far apart they are. */
+static void compare(const char *gpu, const char *folder, const char *unit, double value,
+                    const struct exercise_figure *ref, const struct csv_row *measured)
+{
+    char date[32];
+    reference_date(folder, date, sizeof date);
+    printf("  reference, %s (%s): %.4g %s", gpu, date, ref->value, unit);
+    if (ref->bytes != measured->bytes || ref->reps != measured->reps) {
+        printf(", measured on %zu bytes, %d repetitions (yours: %zu, %d): not compared\n",
+               ref->bytes, ref->reps, measured->bytes, measured->reps);
+    } else if (ref->value == 0) {
+        printf("; yours is %s\n", value == 0 ? "the same" : "not 0 (see the README)");
+    } else {
+        double apart = (value - ref->value) / fabs(ref->value);
+        printf("; yours is %.1f%% %s (%s%.0f%% apart%s)\n", 100 * fabs(apart),
+               apart >= 0 ? "higher" : "lower", fabs(apart) <= EXERCISE_NEAR ? "within " : "over ",
+               100 * EXERCISE_NEAR, fabs(apart) <= EXERCISE_NEAR ? "" : ": see the README");
+    }
+}
+
 int exercise_answer(struct csv *csv, int n, const char *key, const char *what, double value,
                     const char *unit, struct csv_row measured)
 {
     printf("answer %d, %s: %.4g %s\n", n, what, value, unit);
     const char *gpu = csv->gpu ? csv->gpu->name : "this GPU";
-    char slug[256], folder[FOLDER_MAX], date[32];
+    char slug[256], folder[FOLDER_MAX], shown[FOLDER_MAX];
     gpu_slug(gpu, slug, sizeof slug);
     reference_folder(slug, folder, sizeof folder);
-    char slug_folder[300]; /* as the README names it, wherever the program found it */
-    snprintf(slug_folder, sizeof slug_folder, "results/reference/%s", slug);
-    double reference;
-    if (exercise_reference(folder, csv->lesson, key, &reference) != 0) {
+    /* As the README names it, wherever the program found it. */
+    snprintf(shown, sizeof shown, "%s", getenv("EXERCISE_REFERENCE") ? folder : "");
+    if (!*shown)
+        snprintf(shown, sizeof shown, "results/reference/%s", slug);
+    struct exercise_figure ref;
+    int found = exercise_reference(folder, csv->lesson, key, &ref);
+    if (found == -1)
         printf("  no reference for the %s: %s/ holds no %s_exercises.csv; the README's answer "
-               "gives the H200's\n", gpu, getenv("EXERCISE_REFERENCE") ? folder : slug_folder,
-               csv->lesson);
-    } else {
-        reference_date(folder, date, sizeof date);
-        printf("  reference, %s (%s): %.4g %s", gpu, date, reference, unit);
-        if (reference != 0) {
-            double apart = value / reference - 1;
-            printf("; yours is %.1f%% %s (%s)\n", 100 * fabs(apart),
-                   apart >= 0 ? "higher" : "lower",
-                   fabs(apart) <= EXERCISE_NEAR ? "close" : "over 10% apart: see the README");
-        } else {
-            printf("; yours is %s\n", value == 0 ? "the same" : "not (see the README)");
-        }
-    }
-    char params[64];
-    snprintf(params, sizeof params, "exercise=%d;value=%.6g", n, value);
+               "gives the H200's\n", gpu, shown, csv->lesson);
+    else if (found == -2)
+        printf("  the reference for the %s (%s/) has no figure '%s'\n", gpu, shown, key);
+    else
+        compare(gpu, folder, unit, value, &ref, &measured);
+    char params[256];
+    snprintf(params, sizeof params, "%s%sexercise=%d;value=%.6g",
+             measured.params ? measured.params : "",
+             measured.params && *measured.params ? ";" : "", n, value);
     measured.experiment = "exercise";
     measured.variant = key;
     measured.params = params;
     return csv_write(csv, &measured);
+}
+
+void exercise_record(struct csv *csv, int n, const char *key, const char *what, double value,
+                     const char *unit, struct csv_row measured)
+{
+    if (exercise_answer(csv, n, key, what, value, unit, measured))
+        exit(EXIT_ERROR);
 }

@@ -30,7 +30,8 @@ static const char *no_gpu_remedy(cudaError_t err)
     case cudaErrorNoDevice:
         return "no CUDA-capable GPU is visible; check nvidia-smi and CUDA_VISIBLE_DEVICES";
     case cudaErrorInsufficientDriver: /* also what a machine with no driver at all gets */
-        return access("/proc/driver/nvidia/version", R_OK) == 0
+        /* A loaded kernel module, or WSL2's GPU device, says that a driver is there. */
+        return access("/proc/driver/nvidia/version", R_OK) == 0 || access("/dev/dxg", F_OK) == 0
                    ? "the NVIDIA driver is older than this CUDA runtime; update it"
                    : "no NVIDIA driver is loaded (no GPU, or its driver is not installed)";
     case cudaErrorSystemDriverMismatch:

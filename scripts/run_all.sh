@@ -33,10 +33,10 @@ query() { nvidia-smi --query-gpu="$1" --format=csv,noheader -i "$device" 2>/dev/
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "host: $(uname -srm), $(nproc) CPUs"
     echo "commit: ${COMMIT:-$(git describe --always --dirty 2>/dev/null || echo unknown)}"
-    echo "command: make run-all (each lesson with its defaults, --device $device)"
+    echo "command: make run-all (each lesson with its defaults, then each --exercise N, --device $device)"
 } >"$dir/meta.txt"
 
-declare -a summary
+declare -a summary measured
 status=0 ran=0 without_gpu=0
 for lesson in "$@"; do
     csv=$dir/$lesson.csv log=$dir/$lesson.log
@@ -51,7 +51,7 @@ for lesson in "$@"; do
     rows=0
     [ -f "$csv" ] && rows=$(($(grep -c '' "$csv") - 1))
     case $rc in
-        0) verdict="verified" ran=$((ran + 1)) ;;
+        0) verdict="verified" ran=$((ran + 1)) measured+=("$lesson") ;;
         77) verdict="no GPU" without_gpu=$((without_gpu + 1)) ;;
         *) verdict="FAILED (exit $rc)" status=1 ;;
     esac
@@ -59,10 +59,10 @@ for lesson in "$@"; do
 done
 [ "$ran" -eq 0 ] && [ "$without_gpu" -gt 0 ] && no_gpu "the lessons cannot use the GPU that nvidia-smi shows"
 
-# Every lesson's exercises, N = 1 to the count that exercise 1 prints ("exercise 1 of 3: ..."),
+# Every verified lesson's exercises, N = 1 to the count that exercise 1 prints ("exercise 1 of 3: ..."),
 # into LESSON_exercises.csv and .log: what the READMEs' answers quote, and what `--exercise N`
 # sets a student's figures against.
-for lesson in "$@"; do
+for lesson in "${measured[@]}"; do
     csv=$dir/${lesson}_exercises.csv log=$dir/${lesson}_exercises.log
     rm -f "$csv" "$log"
     echo "=== $lesson exercises"
@@ -71,7 +71,8 @@ for lesson in "$@"; do
     while [ "$n" -le "$count" ]; do
         build/bin/"$lesson" --device "$device" --csv "$csv" --exercise "$n" 2>&1 | tee -a "$log"
         rc=${PIPESTATUS[0]}
-        [ "$n" -eq 1 ] && count=$(sed -n 's/^exercise 1 of \([0-9]*\):.*/\1/p' "$log" | head -n 1)
+        [ "$n" -eq 1 ] &&
+            count=$(sed -n 's/^exercise 1 of \([0-9]*\):.*/\1/p' "$log" | head -n 1)
         count=${count:-0}
         [ "$rc" -eq 0 ] || failed=$rc
         n=$((n + 1))
@@ -82,7 +83,8 @@ for lesson in "$@"; do
     else
         verdict="$count exercises"
     fi
-    summary+=("$(printf '%-20s %-18s %5d.%d s  %s' "$lesson" "$verdict" $((tenths / 10)) $((tenths % 10)) "$log")")
+    summary+=("$(printf '%-20s %-18s %5d.%d s  %s' "$lesson" "$verdict" $((tenths / 10)) \
+        $((tenths % 10)) "$log")")
 done
 # Lessons that saw another process on the GPU marked the rows measured meanwhile (contended=1).
 contended=$(grep -l 'contended=1' "$dir"/*.csv 2>/dev/null | xargs -r -n 1 basename | sed 's/\.csv$//' | paste -sd, -)

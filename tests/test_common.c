@@ -564,6 +564,17 @@ static void cgroup_limits_are_found_up_the_tree(void)
         fail("could not remove %s", root);
 }
 
+static void cpu_lists_are_counted(void)
+{
+    const char *lists[] = {"0-15", "0", "0,2-5,8", "0-3,8,10-11\n", ""};
+    int want[] = {16, 1, 6, 7, 0};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (cpus_in_list(lists[i]) != want[i])
+            fail("cpus_in_list(\"%s\") = %d, want %d", lists[i], cpus_in_list(lists[i]), want[i]);
+    if (host_cpus() < 1)
+        fail("host_cpus() = %d", host_cpus());
+}
+
 /* ---------------------------------------------------------------- exercises */
 
 static void gpu_names_become_the_folders_run_all_makes(void)
@@ -591,21 +602,26 @@ static void exercise_figures_are_read_from_the_reference(void)
     snprintf(path, sizeof path, "%s/02_streams_exercises.csv", folder);
     FILE *f = fopen(path, "w");
     fprintf(f, "%s\n", CSV_HEADER);
-    fprintf(f, "02_streams,exercise,\"speedup, 16 streams\",none,0,1,1,1,1,,"
-               "\"NVIDIA H200\",9.0,580,13.0,exercise=1;value=2.5;contended=1\n");
+    fprintf(f, "02_streams,exercise,\"speedup, 16 streams\",none,4096,7,1,1,1,,"
+               "\"NVIDIA H200\",9.0,580,13.0,clock=gpu_event;exercise=1;value=2.5;contended=1\n");
     fprintf(f, "02_streams,exercise,latency,none,0,1,1,1,1,,NVIDIA H200,9.0,580,13.0,"
                "exercise=3;novalue=7\n");
-    fprintf(f, "02_streams,bandwidth,latency,none,0,1,1,1,1,,NVIDIA H200,9.0,580,13.0,value=9\n");
+    fprintf(f, "02_streams,exercise,empty,none,0,1,1,1,1,,NVIDIA H200,9.0,580,13.0,value=\n");
+    fprintf(f, "02_streams,bandwidth,lesson,none,0,1,1,1,1,,NVIDIA H200,9.0,580,13.0,value=9\n");
     fclose(f);
-    double value = 0;
-    if (exercise_reference(folder, "02_streams", "speedup, 16 streams", &value) || value != 2.5)
-        fail("the quoted key's value: got %g, want 2.5", value);
-    if (exercise_reference(folder, "02_streams", "latency", &value) == 0)
-        fail("'novalue=' taken for 'value=', or a non-exercise row read");
-    if (exercise_reference(folder, "02_streams", "missing", &value) == 0)
-        fail("a key the reference lacks was found");
-    if (exercise_reference(folder, "03_events", "speedup, 16 streams", &value) == 0)
-        fail("another lesson's file was read");
+    struct exercise_figure got = {0};
+    if (exercise_reference(folder, "02_streams", "speedup, 16 streams", &got) || got.value != 2.5 ||
+        got.bytes != 4096 || got.reps != 7)
+        fail("the quoted key's figure: got %g, %zu bytes, %d reps; want 2.5, 4096, 7", got.value,
+             got.bytes, got.reps);
+    if (exercise_reference(folder, "02_streams", "latency", &got) != -2)
+        fail("'novalue=' taken for 'value='");
+    if (exercise_reference(folder, "02_streams", "empty", &got) != -2)
+        fail("an empty 'value=' read as a number");
+    if (exercise_reference(folder, "02_streams", "lesson", &got) != -2)
+        fail("a row of the lesson's, not an exercise's, was read");
+    if (exercise_reference(folder, "03_events", "speedup, 16 streams", &got) != -1)
+        fail("another lesson's file was read, or a missing file not told apart");
     remove(path);
     rmdir(folder);
 }
@@ -636,6 +652,7 @@ int main(void)
     RUN(sizes_halve_what_the_command_line_left_open);
     RUN(sizes_stop_at_the_least);
     RUN(cgroup_limits_are_found_up_the_tree);
+    RUN(cpu_lists_are_counted);
     RUN(gpu_names_become_the_folders_run_all_makes);
     RUN(exercise_figures_are_read_from_the_reference);
     return failures;
