@@ -33,14 +33,9 @@ static const char *const phase_directions[N_PHASES] = {"H2D", "none", "D2H", "no
  * Part 1: c = a + b the synchronous way, as in lecture section 6's baseline.
  * ------------------------------------------------------------------------------------------ */
 
-/* The three vectors on each side. Pageable host memory: what malloc gives, and what most
- * programs have. */
-struct vectors {
-    float *h_a, *h_b, *h_c, *d_a, *d_b, *d_c;
-    size_t n;
-};
-
-static struct vectors vectors_alloc(size_t n)
+/* The three vectors on each side (struct vectors, sync_copy.h) live in pageable host memory: what
+ * malloc gives, and what most programs have. */
+struct vectors vectors_alloc(size_t n)
 {
     const size_t bytes = n * sizeof(float);
     struct vectors v = {.h_a = malloc_or_exit(bytes), .h_b = malloc_or_exit(bytes),
@@ -53,7 +48,7 @@ static struct vectors vectors_alloc(size_t n)
     return v;
 }
 
-static void vectors_free(struct vectors *v)
+void vectors_free(struct vectors *v)
 {
     CUDA_CHECK(cudaFree(v->d_a));
     CUDA_CHECK(cudaFree(v->d_b));
@@ -66,8 +61,8 @@ static void vectors_free(struct vectors *v)
 /* Copies a and b in, adds, copies c out, the blocking way, and checks c. Events mark points in a
  * stream, and the GPU stamps each when it gets there; all work here goes to the legacy default
  * stream (stream 0), so recording the events there brackets it exactly. */
-static struct phase_times one_repetition(const struct vectors *v, cudaEvent_t mark[N_PHASES],
-                                         bool wait_for_kernel)
+struct phase_times one_repetition(const struct vectors *v, cudaEvent_t mark[N_PHASES],
+                                  bool wait_for_kernel)
 {
     const size_t bytes = v->n * sizeof(float);
     /* Poison the result on both sides, so that verification proves this repetition wrote it. */
@@ -111,7 +106,7 @@ static struct phase_times one_repetition(const struct vectors *v, cudaEvent_t ma
 }
 
 static void print_phases(const struct vectors *v, const struct phase_times *times, int reps,
-                         bool wait_for_kernel, struct csv *csv)
+                         struct csv *csv)
 {
     const size_t bytes = v->n * sizeof(float);
     /* Bytes each phase moves: two inputs in, one output out; the kernel touches all three. */
@@ -150,9 +145,8 @@ static void print_phases(const struct vectors *v, const struct phase_times *time
     printf("  (GB/s: H2D and D2H over PCIe; kernel: bytes read + written in device memory)\n");
     printf("  The CPU spent the whole %.3f ms inside blocking CUDA calls, and the copy engines "
            "and\n  the SMs took turns. Only the kernel launch returned at once (after %.4f ms):\n"
-           "  %s did the waiting for it.\n",
-           host[PHASE_TOTAL].median, launch.median,
-           wait_for_kernel ? "cudaDeviceSynchronize" : "the D2H cudaMemcpy");
+           "  cudaDeviceSynchronize did the waiting for it.\n",
+           host[PHASE_TOTAL].median, launch.median);
 }
 
 /* The kernel on its own. In the table above, its events bracket the launch too: the host
@@ -205,8 +199,8 @@ static void kernel_alone(const struct vectors *v, cudaEvent_t mark[N_PHASES], in
     gate_destroy(&gate);
 }
 
-struct phase_times *vector_add_sync(size_t bytes, int reps, bool wait_for_kernel,
-                                    const struct gpu_info *gpu, struct csv *csv)
+struct phase_times *vector_add_sync(size_t bytes, int reps, const struct gpu_info *gpu,
+                                    struct csv *csv)
 {
     struct vectors v = vectors_alloc(bytes / sizeof(float));
     cudaEvent_t mark[N_PHASES];
@@ -215,10 +209,10 @@ struct phase_times *vector_add_sync(size_t bytes, int reps, bool wait_for_kernel
     struct phase_times *times = malloc_or_exit((size_t)reps * sizeof *times);
     /* One untimed round first: the first copy and the first launch pay for lazy module loading
      * and first-touch page faults, which are not what we want to measure. */
-    one_repetition(&v, mark, wait_for_kernel);
+    one_repetition(&v, mark, true);
     for (int rep = 0; rep < reps; rep++)
-        times[rep] = one_repetition(&v, mark, wait_for_kernel);
-    print_phases(&v, times, reps, wait_for_kernel, csv);
+        times[rep] = one_repetition(&v, mark, true);
+    print_phases(&v, times, reps, csv);
     kernel_alone(&v, mark, reps, gpu, csv);
     for (int i = 0; i < N_PHASES; i++)
         CUDA_CHECK(cudaEventDestroy(mark[i]));
@@ -230,21 +224,25 @@ struct phase_times *vector_add_sync(size_t bytes, int reps, bool wait_for_kernel
  * Part 2: how fast is a blocking copy from pageable memory, by size?
  * ------------------------------------------------------------------------------------------ */
 
-/* Times `reps` blocking copies with the host clock, each from an idle GPU until the copy is done:
- * for a blocking call the time the program is held up is the cost that matters, and an H2D call
- * may return before its DMA is done (count_early below), so the stream's end is waited for too.
- * One untimed copy first. */
+/* Times a blocking copy with the host clock, from an idle GPU until the copy is done: for a
+ * blocking call the time the program is held up is the cost that matters, and an H2D call may
+ * return before its DMA is done (count_early below), so the stream's end is waited for too. */
+double time_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
+{
+    CUDA_CHECK(cudaDeviceSynchronize());
+    double t0 = host_ms();
+    CUDA_CHECK(cudaMemcpy(dst, src, bytes, kind));
+    CUDA_CHECK(cudaStreamSynchronize(0));
+    return host_ms() - t0;
+}
+
+/* `reps` of them, one untimed copy first. */
 static struct stats time_copies(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
                                 int reps, double *samples)
 {
     CUDA_CHECK(cudaMemcpy(dst, src, bytes, kind));
-    for (int rep = 0; rep < reps; rep++) {
-        CUDA_CHECK(cudaDeviceSynchronize());
-        double t0 = host_ms();
-        CUDA_CHECK(cudaMemcpy(dst, src, bytes, kind));
-        CUDA_CHECK(cudaStreamSynchronize(0));
-        samples[rep] = host_ms() - t0;
-    }
+    for (int rep = 0; rep < reps; rep++)
+        samples[rep] = time_copy(dst, src, bytes, kind);
     return stats_summarize(samples, (size_t)reps);
 }
 
@@ -266,7 +264,7 @@ static int count_early(void *dst, const void *src, size_t bytes, enum cudaMemcpy
     return early;
 }
 
-struct sweep_summary pageable_sweep(size_t max_bytes, int reps, struct csv *csv)
+static void pageable_sweep(size_t max_bytes, int reps, struct csv *csv)
 {
     float *h_src = malloc_or_exit(max_bytes), *h_dst = malloc_or_exit(max_bytes);
     double *samples = samples_or_exit((size_t)reps);
@@ -279,7 +277,7 @@ struct sweep_summary pageable_sweep(size_t max_bytes, int reps, struct csv *csv)
            "returned while\n  the GPU was still copying (cudaStreamQuery)\n", reps, reps);
     printf("  %10s %11s %9s %6s %11s %9s %6s\n", "size", "H2D ms", "H2D GB/s", "early", "D2H ms",
            "D2H GB/s", "early");
-    struct sweep_summary seen = {0};
+    double best_h2d = 0, best_d2h = 0;
     int early_h2d = 0, early_d2h = 0;
     for (size_t bytes = SWEEP_MIN_BYTES; bytes <= max_bytes;
          bytes = sweep_next_size(bytes, max_bytes)) {
@@ -299,12 +297,8 @@ struct sweep_summary pageable_sweep(size_t max_bytes, int reps, struct csv *csv)
         printf("  %10s %11.4f %9.2f %3d/%-2d %11.4f %9.2f %3d/%-2d\n",
                format_bytes(bytes, size_text, sizeof size_text), h2d.median, h2d_rate, h2d_early,
                reps, d2h.median, d2h_rate, d2h_early, reps);
-        const struct sweep_point point[2] = {{bytes, h2d, h2d_rate}, {bytes, d2h, d2h_rate}};
-        for (int way = 0; way < 2; way++) {
-            if (point[way].gbps > seen.fastest[way].gbps)
-                seen.fastest[way] = point[way];
-            seen.largest[way] = point[way]; /* the sizes grow */
-        }
+        best_h2d = fmax(best_h2d, h2d_rate);
+        best_d2h = fmax(best_d2h, d2h_rate);
         early_h2d += h2d_early;
         early_d2h += d2h_early;
 
@@ -317,7 +311,7 @@ struct sweep_summary pageable_sweep(size_t max_bytes, int reps, struct csv *csv)
                                           d2h_rate, params});
     }
     printf("  best: H2D %.1f GB/s, D2H %.1f GB/s; every size verified by a round trip\n",
-           seen.fastest[0].gbps, seen.fastest[1].gbps);
+           best_h2d, best_d2h);
     printf("  returned before the GPU was done: %d H2D calls, %d D2H calls (the CUDA runtime's\n"
            "  \"API synchronization behavior\": H2D from pageable memory returns once the data "
            "is\n  staged, D2H once the copy is complete)\n", early_h2d, early_d2h);
@@ -326,7 +320,6 @@ struct sweep_summary pageable_sweep(size_t max_bytes, int reps, struct csv *csv)
     free(samples);
     free(h_src);
     free(h_dst);
-    return seen;
 }
 
 int main(int argc, char **argv)
@@ -352,7 +345,7 @@ int main(int argc, char **argv)
                             {"--sweep-max", &sweep_max, cli_given("--sweep-max"), 1, 2}};
     if ((rc = lesson_open(LESSON, &args, sizes, 2, &gpu, &csv)))
         return rc;
-    free(vector_add_sync(args.size, args.reps, true, &gpu, &csv));
+    free(vector_add_sync(args.size, args.reps, &gpu, &csv));
     pageable_sweep(sweep_max, args.reps, &csv);
     if (lesson_close(&csv))
         return EXIT_ERROR;

@@ -18,24 +18,28 @@ struct phase_times {
     double launch_ms;         /* host clock: how long the kernel launch itself took to return */
 };
 
-/* Part 1 at `bytes` per vector: its table and the kernel alone, printed and recorded. Returns the
- * `reps` repetitions' times (the caller frees them). wait_for_kernel: the cudaDeviceSynchronize
- * after the launch (exercise 2 leaves it out). */
-struct phase_times *vector_add_sync(size_t bytes, int reps, bool wait_for_kernel,
-                                    const struct gpu_info *gpu, struct csv *csv);
+/* Part 1's three vectors on each side. Pageable host memory: what malloc gives, and what most
+ * programs have. */
+struct vectors {
+    float *h_a, *h_b, *h_c, *d_a, *d_b, *d_c;
+    size_t n;
+};
+struct vectors vectors_alloc(size_t n);
+void vectors_free(struct vectors *v);
 
-/* One size of part 2's sweep in one direction: its median's rate, and the statistics behind it. */
-struct sweep_point {
-    size_t bytes;
-    struct stats ms;
-    double gbps;
-};
-/* Part 2 at sizes up to max_bytes, printed and recorded. Returns, in each direction ([0] H2D,
- * [1] D2H), its fastest size and its largest. */
-struct sweep_summary {
-    struct sweep_point fastest[2], largest[2];
-};
-struct sweep_summary pageable_sweep(size_t max_bytes, int reps, struct csv *csv);
+/* One repetition of part 1 on v, its phases marked by the events `mark`, c verified (the end of
+ * the program when it is wrong). wait_for_kernel: the cudaDeviceSynchronize after the launch
+ * (exercise 2 leaves it out). */
+struct phase_times one_repetition(const struct vectors *v, cudaEvent_t mark[N_PHASES],
+                                  bool wait_for_kernel);
+
+/* Part 1 at `bytes` per vector: its table and the kernel alone, printed and recorded. Returns the
+ * `reps` repetitions' times (the caller frees them). */
+struct phase_times *vector_add_sync(size_t bytes, int reps, const struct gpu_info *gpu,
+                                    struct csv *csv);
+
+/* One blocking copy, as part 2 times it: host clock, from an idle GPU until the copy is done. */
+double time_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
 
 /* Runs exercise n (1 to EXERCISES) in place of the lesson, from choosing the GPU to closing the
  * CSV; returns main's exit code. */

@@ -7,27 +7,13 @@
  *   2. experiment 3's first case with a cudaMemsetAsync in stream 0 in place of the tiny kernel
  *   3. experiment 4 with filler blocks of 1 ms in place of 0.1 ms
  *
- * Each ends with its answer figures, each beside the shipped reference's (exercise_answer()).
+ * Each ends with its answer figures, each beside the shipped reference's (exercise_record()).
  */
 #include "common.h"
 #include "streams.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-
-/* exercise_answer(), ending the program where the CSV cannot be written, as csv_record() does. */
-static void answer(struct csv *csv, int n, const char *key, const char *what, double value,
-                   const char *unit, struct csv_row measured)
-{
-    if (exercise_answer(csv, n, key, what, value, unit, measured))
-        exit(EXIT_ERROR);
-}
-
-/* A figure is unsteady when its repetitions spread over more than 5% of its median. */
-static char unsteady_mark(struct stats s)
-{
-    return s.max - s.min > 0.05 * s.median ? '~' : ' ';
-}
 
 /* ------------------------------------------------------------------------------------------ *
  * 1. Experiment 1 over 1 to 32 streams, against what the copies alone need.
@@ -39,7 +25,8 @@ enum { MAX_COUNTS = 8 }; /* 1, 2, 4, ..., 64 */
  * and the pinned run's copies alone. */
 enum turn { PAGEABLE, PINNED, COPIES, TURNS };
 
-/* 1, 2, 4, ... below top, then top itself: the README's 2, 4, 16 and 32 where top is 32. */
+/* 1, 2, 4, ... below top, then top itself: the README's 2, 4, 16 and 32 where top is
+ * SWEEP_TOP. */
 static int stream_counts(int top, int *counts)
 {
     int n = 0;
@@ -83,9 +70,32 @@ static struct stats paired_ratio(const double *num, const double *den, int reps,
 struct sweep_row {
     struct stats ms[TURNS];
     struct stats pageable_x, pinned_x; /* speed-up over 1 stream of the same memory */
-    struct stats bound_x;              /* 1 pinned stream's time over these copies alone */
+    struct stats bound_x;              /* 1 pinned stream's time over this count's copies alone */
     struct stats share;                /* the copies alone over the pinned run: 1 at the bound */
 };
+
+/* The bound of every stream count at once: in each repetition the fastest copies alone of any
+ * count, and 1 pinned stream's time over it, the most any split can gain. Taken before
+ * sweep_rows(), which sorts the samples. */
+struct sweep_bound {
+    struct stats copies_ms, x;
+};
+
+static void sweep_bound(double *ms, int n_counts, int reps, struct sweep_bound *bound)
+{
+    double *fastest = samples_or_exit((size_t)reps), *ratio = samples_or_exit((size_t)reps);
+    for (int rep = 0; rep < reps; rep++) {
+        fastest[rep] = runs(ms, COPIES, 0, n_counts, reps)[rep];
+        for (int c = 1; c < n_counts; c++) {
+            const double t = runs(ms, COPIES, c, n_counts, reps)[rep];
+            fastest[rep] = t < fastest[rep] ? t : fastest[rep];
+        }
+    }
+    bound->x = paired_ratio(runs(ms, PINNED, 0, n_counts, reps), fastest, reps, ratio);
+    bound->copies_ms = stats_summarize(fastest, (size_t)reps);
+    free(fastest);
+    free(ratio);
+}
 
 static void sweep_rows(double *ms, int n_counts, int reps, struct sweep_row *rows)
 {
@@ -108,6 +118,12 @@ static void sweep_rows(double *ms, int n_counts, int reps, struct sweep_row *row
     free(ratio);
 }
 
+/* A figure's mark in the tables: `~` where its repetitions spread too far to read it closely. */
+static char mark(struct stats s)
+{
+    return stats_unsteady(s) ? '~' : ' ';
+}
+
 static void print_sweep(const int *counts, int n_counts, const struct sweep_row *rows)
 {
     printf("  %7s %12s %9s %12s %22s %16s %7s %6s\n", "streams", "pageable ms", "speed-up",
@@ -115,56 +131,53 @@ static void print_sweep(const int *counts, int n_counts, const struct sweep_row 
     for (int c = 0; c < n_counts; c++) {
         const struct sweep_row *w = &rows[c];
         printf("  %7d %11.3f%c %8.2fx %11.3f%c %8.2fx%c (%.2f-%.2f) %15.3f%c %6.2fx %6.3f\n",
-               counts[c], w->ms[PAGEABLE].median, unsteady_mark(w->ms[PAGEABLE]),
-               w->pageable_x.median, w->ms[PINNED].median, unsteady_mark(w->ms[PINNED]),
-               w->pinned_x.median, unsteady_mark(w->pinned_x), w->pinned_x.min, w->pinned_x.max,
-               w->ms[COPIES].median, unsteady_mark(w->ms[COPIES]), w->bound_x.median,
-               w->share.median);
+               counts[c], w->ms[PAGEABLE].median, mark(w->ms[PAGEABLE]), w->pageable_x.median,
+               w->ms[PINNED].median, mark(w->ms[PINNED]), w->pinned_x.median, mark(w->pinned_x),
+               w->pinned_x.min, w->pinned_x.max, w->ms[COPIES].median, mark(w->ms[COPIES]),
+               w->bound_x.median, w->share.median);
     }
 }
 
-/* The answer: each speed-up, where it stops growing, and the copies' bound at the top count. */
+/* The answer: each speed-up, the bound of every count at once, and whether any count beat its
+ * own bound. */
 static void answer_sweep(const int *counts, int n_counts, const struct sweep_row *rows,
-                         size_t bytes, int reps, struct csv *csv)
+                         const struct sweep_bound *bound, size_t bytes, int reps, struct csv *csv)
 {
     char key[48], what[128], unit[32];
-    double best = 0;
-    for (int c = 0; c < n_counts; c++)
-        best = rows[c].pinned_x.median > best ? rows[c].pinned_x.median : best;
-    int plateau = 0, beaten = 0;
-    while (rows[plateau].pinned_x.median < 0.98 * best)
-        plateau++;
-    for (int c = 0; c < n_counts; c++) /* lesson 06's rule for a beaten bound */
+    int best = 0, beaten = 0;
+    for (int c = 0; c < n_counts; c++) {
+        best = rows[c].pinned_x.median > rows[best].pinned_x.median ? c : best;
+        /* lesson 06's rule for a beaten bound: above 1 by more than the spread */
         beaten += rows[c].share.median > 1 + (rows[c].share.max - rows[c].share.min);
+    }
+    printf("the best pinned speed-up, %.2fx, with %d streams, whose own copies alone bound it at "
+           "%.2fx;\nthe fastest copies alone of any count, rep by rep: %.3f ms, a bound of %.2fx "
+           "(%.2f-%.2f)\n\n", rows[best].pinned_x.median, counts[best],
+           rows[best].bound_x.median, bound->copies_ms.median, bound->x.median, bound->x.min,
+           bound->x.max);
 
     const int top = n_counts - 1;
-    const struct csv_row run = {.reps = reps, .bytes = 3 * bytes};
+    const struct csv_row run = {.reps = reps, .bytes = 3 * bytes, .params = "clock=host"};
     struct csv_row pinned = run, copies = run, pageable = run;
     for (int c = 1; c < n_counts; c++) {
         snprintf(key, sizeof key, "pinned_speedup_%d", counts[c]);
         snprintf(what, sizeof what, "pinned speed-up with %d streams", counts[c]);
         pinned.ms = rows[c].ms[PINNED];
-        answer(csv, 1, key, what, rows[c].pinned_x.median, "x", pinned);
+        exercise_record(csv, 1, key, what, rows[c].pinned_x.median, "x", pinned);
     }
-    pinned.ms = rows[plateau].ms[PINNED];
-    answer(csv, 1, "plateau_streams", "fewest streams within 2% of the best pinned speed-up",
-           counts[plateau], "streams", pinned);
-    copies.ms = rows[top].ms[COPIES];
-    snprintf(key, sizeof key, "copies_alone_%d_ms", counts[top]);
-    snprintf(what, sizeof what, "the copies alone in %d streams", counts[top]);
-    answer(csv, 1, key, what, copies.ms.median, "ms", copies);
-    snprintf(key, sizeof key, "copies_bound_%d", counts[top]);
-    snprintf(what, sizeof what, "the most %d streams can gain, 1 stream's time over the copies "
-             "alone", counts[top]);
-    answer(csv, 1, key, what, rows[top].bound_x.median, "x", copies);
+    copies.ms = bound->copies_ms;
+    exercise_record(csv, 1, "copies_alone_fastest_ms", "the copies alone, the fastest stream "
+                    "count's in each repetition", copies.ms.median, "ms", copies);
+    exercise_record(csv, 1, "copies_bound", "the most any stream count can gain, 1 pinned "
+                    "stream's time over those copies alone", bound->x.median, "x", copies);
     snprintf(unit, sizeof unit, "of %d", n_counts);
     pinned.ms = rows[top].ms[PINNED];
-    answer(csv, 1, "bound_beaten", "stream counts whose run beat its copies alone by more than "
-           "the spread", beaten, unit, pinned);
+    exercise_record(csv, 1, "bound_beaten", "stream counts whose run beat its copies alone by "
+                    "more than the spread", beaten, unit, pinned);
     snprintf(key, sizeof key, "pageable_speedup_%d", counts[top]);
     snprintf(what, sizeof what, "pageable speed-up with %d streams", counts[top]);
     pageable.ms = rows[top].ms[PAGEABLE];
-    answer(csv, 1, key, what, rows[top].pageable_x.median, "x", pageable);
+    exercise_record(csv, 1, key, what, rows[top].pageable_x.median, "x", pageable);
 }
 
 static void exercise_streams_sweep(size_t bytes, int top, int reps, struct csv *csv)
@@ -172,7 +185,7 @@ static void exercise_streams_sweep(size_t bytes, int top, int reps, struct csv *
     char asks[160], size_text[32];
     snprintf(asks, sizeof asks, "experiment 1 with 1 to %d streams: where does the pinned "
              "speed-up stop growing, and why can it never pass what the copies alone need?", top);
-    exercise_begin(1, EXERCISE_COUNT, asks);
+    exercise_begin(csv, 1, EXERCISE_COUNT, asks);
 
     int counts[MAX_COUNTS];
     const int n_counts = stream_counts(top, counts);
@@ -183,18 +196,21 @@ static void exercise_streams_sweep(size_t bytes, int top, int reps, struct csv *
     split_data_create(bytes, &data);
     double *ms = samples_or_exit((size_t)TURNS * (size_t)n_counts * (size_t)reps);
     struct sweep_row rows[MAX_COUNTS];
+    struct sweep_bound bound;
 
     printf("c = a + b (%s per vector) split over N streams with cudaMemcpyAsync, host clock, all "
            "runs in\nturns, median of %d. Speed-up: 1 stream's time over N streams', rep by rep. "
            "Copies alone: the\npinned run without its kernels, same streams and order. Bound: 1 "
-           "pinned stream's time over\nthe copies alone. Share: the copies alone over the pinned "
-           "run (1 = at the bound).\n~: unsteady, the repetitions spread over 5%% of the median\n",
-           format_bytes(bytes, size_text, sizeof size_text), reps);
+           "pinned stream's time over\nthat count's copies alone. Share: the copies alone over "
+           "the pinned run (1 = at the bound).\n~: unsteady, the repetitions spread over %.0f%% "
+           "of the median\n", format_bytes(bytes, size_text, sizeof size_text), reps,
+           100 * UNSTEADY_MARK);
     sweep_runs(&data, streams, counts, n_counts, reps, ms);
+    sweep_bound(ms, n_counts, reps, &bound);
     sweep_rows(ms, n_counts, reps, rows);
     print_sweep(counts, n_counts, rows);
     printf("\n");
-    answer_sweep(counts, n_counts, rows, bytes, reps, csv);
+    answer_sweep(counts, n_counts, rows, &bound, bytes, reps, csv);
     printf("\nverified: every element of c = a + b in every run with its kernels (the copies "
            "alone compute\nnothing to check)\n");
 
@@ -210,8 +226,8 @@ static void exercise_streams_sweep(size_t bytes, int top, int reps, struct csv *
 
 static void exercise_memset_barrier(int reps, struct csv *csv)
 {
-    exercise_begin(2, EXERCISE_COUNT, "experiment 3 with cudaMemsetAsync(..., 0) in stream 0 in "
-                   "place of the tiny kernel: is a memset in the legacy stream a barrier too?");
+    exercise_begin(csv, 2, EXERCISE_COUNT, "experiment 3 with cudaMemsetAsync(..., 0) in stream 0 "
+                   "in place of the tiny kernel: is a memset in the legacy stream a barrier too?");
     /* Experiment 3's first case: A and B in blocking streams, the legacy stream between. */
     cudaStream_t s1, s2;
     CUDA_CHECK(cudaStreamCreate(&s1));
@@ -234,9 +250,9 @@ static void exercise_memset_barrier(int reps, struct csv *csv)
     const struct stats with_memset = stats_summarize(ms + reps, (size_t)reps);
 
     printf("kernel A (%.1f ms) in blocking stream s1, then in stream 0 a tiny kernel or a "
-           "cudaMemsetAsync\nof 8 bytes to 0, then kernel B (%.1f ms) in blocking stream s2; "
-           "host clock, in turns, median\nof %d; over %.2f ms, B waited for A\n", spin_ns / 1e6,
-           spin_ns / 1e6, reps, serialised);
+           "cudaMemsetAsync\nto 0 of an 8-byte word set to all ones before, then kernel B (%.1f "
+           "ms) in blocking stream s2;\nhost clock, in turns, median of %d; over %.2f ms, B "
+           "waited for A\n", spin_ns / 1e6, spin_ns / 1e6, reps, serialised);
     const struct { const char *label; struct stats s; } cases[] = {
         {"tiny kernel in stream 0 (experiment 3)", with_kernel},
         {"cudaMemsetAsync in stream 0", with_memset},
@@ -248,16 +264,17 @@ static void exercise_memset_barrier(int reps, struct csv *csv)
     printf("\n");
 
     char unit[32];
-    const struct csv_row kernel_run = {.reps = reps, .ms = with_kernel};
-    const struct csv_row memset_run = {.reps = reps, .ms = with_memset};
-    answer(csv, 2, "memset_total_ms", "A, the memset in stream 0, then B, from A's launch to the "
-           "end", with_memset.median, "ms", memset_run);
-    answer(csv, 2, "kernel_total_ms", "the same with experiment 3's tiny kernel in stream 0",
-           with_kernel.median, "ms", kernel_run);
+    const struct csv_row kernel_run = {.reps = reps, .ms = with_kernel, .params = "clock=host"};
+    const struct csv_row memset_run = {.reps = reps, .ms = with_memset, .params = "clock=host"};
+    exercise_record(csv, 2, "memset_total_ms", "A, the memset in stream 0, then B, from A's "
+                    "launch to the end", with_memset.median, "ms", memset_run);
+    exercise_record(csv, 2, "kernel_total_ms", "the same with experiment 3's tiny kernel in "
+                    "stream 0", with_kernel.median, "ms", kernel_run);
     snprintf(unit, sizeof unit, "of %d", reps);
-    answer(csv, 2, "memset_waits", "repetitions in which B waited for A behind the memset",
-           waited, unit, memset_run);
-    printf("\nverified: kernels A and B ran their full time in every run\n");
+    exercise_record(csv, 2, "memset_waits", "repetitions in which B waited for A behind the "
+                    "memset", waited, unit, memset_run);
+    printf("\nverified: kernels A and B ran their full time in every run, and every memset "
+           "zeroed its word\n");
 
     free(ms);
     CUDA_CHECK(cudaFree(d_elapsed));
@@ -271,7 +288,7 @@ static void exercise_memset_barrier(int reps, struct csv *csv)
 
 static void exercise_long_filler(const struct gpu_info *gpu, int reps, struct csv *csv)
 {
-    exercise_begin(3, EXERCISE_COUNT, "experiment 4 with filler blocks of 1 ms (filler_ns) in "
+    exercise_begin(csv, 3, EXERCISE_COUNT, "experiment 4 with filler blocks of 1 ms (filler_ns) in "
                    "place of 0.1 ms: both latencies");
     const unsigned long long block_ns = 1000 * 1000ull;
     struct priority_rig rig;
@@ -304,8 +321,9 @@ static void exercise_long_filler(const struct gpu_info *gpu, int reps, struct cs
     }
     printf("\n");
     for (int c = 0; c < 2; c++)
-        answer(csv, 3, cases[c].key, cases[c].what, latency[c].median, "ms",
-               (struct csv_row){.reps = reps, .ms = latency[c]});
+        exercise_record(csv, 3, cases[c].key, cases[c].what, latency[c].median, "ms",
+                        (struct csv_row){.reps = reps, .ms = latency[c],
+                                         .params = "clock=gpu_event"});
     printf("\nverified: every block of the filler and the urgent kernel ran its full time\n");
 
     free(ms);
@@ -315,10 +333,13 @@ static void exercise_long_filler(const struct gpu_info *gpu, int reps, struct cs
 void run_exercise(int n, const struct gpu_info *gpu, const struct common_args *args,
                   int n_streams, struct csv *csv)
 {
+    if (n != 1) /* main.c gave lesson_open() no size for them to fit */
+        printf("exercise %d holds no vectors, only its kernels' timers: --size does not apply\n",
+               n);
     printf("\n");
     if (n == 1)
-        exercise_streams_sweep(args->size, cli_given("--streams") ? n_streams : 32, args->reps,
-                               csv);
+        exercise_streams_sweep(args->size, cli_given("--streams") ? n_streams : SWEEP_TOP,
+                               args->reps, csv);
     else if (n == 2)
         exercise_memset_barrier(args->reps, csv);
     else

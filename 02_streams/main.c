@@ -289,6 +289,8 @@ double a_then_tiny_then_b(cudaStream_t s1, cudaStream_t between, cudaStream_t s2
                           bool memset_between, unsigned long long *d_elapsed)
 {
     CUDA_CHECK(cudaMemset(d_elapsed, 0, 3 * sizeof *d_elapsed));
+    if (memset_between) /* all ones, which only the memset below turns back into 0 */
+        CUDA_CHECK(cudaMemset(d_elapsed + 1, 0xff, sizeof *d_elapsed));
     CUDA_CHECK(cudaDeviceSynchronize());
     double t0 = host_ms();
     CUDA_CHECK(launch_spin(spin_ns, 1, 32, d_elapsed, s1));
@@ -301,6 +303,15 @@ double a_then_tiny_then_b(cudaStream_t s1, cudaStream_t between, cudaStream_t s2
     double ms = host_ms() - t0;
     verify_spins(d_elapsed, 1, spin_ns, "kernel A");
     verify_spins(d_elapsed + 2, 1, spin_ns, "kernel B");
+    if (memset_between) {
+        unsigned long long word;
+        CUDA_CHECK(cudaMemcpy(&word, d_elapsed + 1, sizeof word, cudaMemcpyDeviceToHost));
+        if (word != 0) {
+            fprintf(stderr, "%s: the memset in stream 0 left its word at %#llx, not 0\n",
+                    program_name, word);
+            exit(EXIT_ERROR);
+        }
+    }
     return ms;
 }
 
@@ -535,11 +546,10 @@ int main(int argc, char **argv)
     struct csv csv;
     int rc = cli_parse(argc, argv, summary, &args, extra, sizeof extra / sizeof extra[0]);
     /* Experiment 1 holds 3 vectors on the GPU, 3 pageable and 3 pinned on the host, and so does
-     * exercise 1; exercises 2 and 3 hold no vectors. */
-    const double held_vectors = exercise <= 1 ? 3 : 0;
-    struct sized size = {"--size", &args.size, cli_given("--size"), held_vectors,
-                         2 * held_vectors};
-    if (rc != CLI_CONTINUE || (rc = lesson_open("02_streams", &args, &size, 1, &gpu, &csv)))
+     * exercise 1; exercises 2 and 3 hold no vectors, and so have no size to fit. */
+    struct sized size = {"--size", &args.size, cli_given("--size"), 3, 6};
+    const size_t n_sizes = exercise <= 1 ? 1 : 0;
+    if (rc != CLI_CONTINUE || (rc = lesson_open("02_streams", &args, &size, n_sizes, &gpu, &csv)))
         return rc;
     if (exercise) {
         run_exercise(exercise, &gpu, &args, n_streams, &csv);

@@ -35,9 +35,9 @@ void split_data_destroy(struct split_data *data);
 
 /* Issues c = a + b from host vectors h over n_streams streams, each copying in, adding and copying
  * out its own chunk, and waits for it. Without `compute` the kernels are left out: the copies
- * alone, in the same streams and order, which time the run's bound as lesson 06 times its own
- * (exercise 1); c then holds no sum to check. Host clock: how long the issuing held the CPU up, and
- * the whole run. */
+ * alone, in the same streams and order (exercise 1), the copies-alone half of lesson 06's bound;
+ * its kernels-alone half is left out, the adds taking ~0.1 ms of an H200's ~3 ms. c then holds no
+ * sum to check. Host clock: how long the issuing held the CPU up, and the whole run. */
 void run_split(const struct vectors *h, const struct vectors *d, size_t n, cudaStream_t *streams,
                int n_streams, bool compute, double *enqueue_ms, double *total_ms);
 
@@ -45,7 +45,8 @@ void run_split(const struct vectors *h, const struct vectors *d, size_t n, cudaS
 
 /* Kernel A in s1, a tiny operation in `between`, kernel B in s2, on an idle GPU: host-clock ms
  * from the first launch until the device is idle again. The tiny operation is a 1 us kernel, or,
- * with memset_between (exercise 2), a cudaMemsetAsync to 0 of 8 bytes. */
+ * with memset_between (exercise 2), a cudaMemsetAsync to 0 of an 8-byte word set to all ones
+ * before, checked to be 0 after, so that the memset is seen to have run. */
 double a_then_tiny_then_b(cudaStream_t s1, cudaStream_t between, cudaStream_t s2,
                           bool memset_between, unsigned long long *d_elapsed);
 
@@ -77,9 +78,12 @@ double urgent_latency(const struct priority_rig *rig, cudaStream_t urgent);
 
 /* ------------------------------------------------------- exercises.c */
 
+/* Exercise 1's top stream count where --streams gives none: the README's largest. */
+enum { SWEEP_TOP = 32 };
+
 /* Runs exercise n (1 to EXERCISE_COUNT) of README.md in place of the lesson, and prints its
  * answer figures beside the shipped reference's. Ends the program on an error, as the lesson does.
- * n_streams: --streams, the top of exercise 1's sweep where it was given. */
+ * n_streams: --streams, the top of exercise 1's sweep where it was given (else SWEEP_TOP). */
 void run_exercise(int n, const struct gpu_info *gpu, const struct common_args *args,
                   int n_streams, struct csv *csv);
 

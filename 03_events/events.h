@@ -2,8 +2,8 @@
  * events.h - the parts of 03_events (main.c) that its exercises (exercises.c) run again, each with
  * the one change an exercise asks for as a parameter:
  *   cpu_gpu_overlap()   experiment 2, with a CPU work unit of `unit_passes` passes (exercise 1)
- *                       and under whatever device flags are set (exercise 2)
- *   wait_for_gpu()      one of its waits, or one with cudaStreamSynchronize (exercise 2)
+ *   wait_for_gpu()      one of its waits, taken in turns with another (exercises 1 and 2), or one
+ *                       with cudaStreamSynchronize (exercise 2)
  *   produce_consume()   experiment 3, with the consumer ordered after the producer one of three
  *                       ways (exercise 3)
  */

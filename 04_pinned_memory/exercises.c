@@ -5,8 +5,9 @@
  *   1. the bandwidth sweep's last two sizes with --sweep-max 4G, 1 GiB and 4 GiB, for every kind
  *      of memory in both directions, against the link's peak;
  *   2. part 3's sparse read with a stride of 8, 32 and 256 in place of 32 alone;
- *   3. part 2, pinned against write-combined memory, and their copies over the link: what to run
- *      again outside a virtual machine, where write-combining is the CPU's own.
+ *   3. part 2 on a buffer of --size, well above a CPU's last-level cache, pinned against
+ *      write-combined memory, and their copies over the link: what to run again outside a
+ *      virtual machine, where write-combining is the CPU's own.
  *
  * The two sides of every ratio are measured in turns, repetition by repetition, and the ratio is
  * taken rep by rep (CONTRIBUTING.md, "Measuring"). Each answer figure is printed beside the
@@ -15,6 +16,7 @@
 #include "pinned.h"
 
 #include <string.h>
+#include <unistd.h>
 
 static const char *const asks[N_EXERCISES] = {
     "run --sweep-max 4G: does any kind of memory get closer to the link's peak at 4 GiB than at "
@@ -31,19 +33,10 @@ static const char *const verified[N_EXERCISES] = {
     "every CPU read, and the last repetition of every copy",
 };
 
-/* An answer figure; the program ends when the CSV cannot be written (lessons 01-04's rule). */
-static void answer(struct csv *csv, int n, const char *key, const char *what, double value,
-                   const char *unit, struct csv_row measured)
-{
-    if (exercise_answer(csv, n, key, what, value, unit, measured))
-        exit(EXIT_ERROR);
-}
-
 /* A ratio's repetitions: median (range), and "~" where the range is over 5% of the median. */
 static void print_ratio(struct stats r)
 {
-    printf("%7.3f (%.3f-%.3f)%s\n", r.median, r.min, r.max,
-           r.max - r.min > 0.05 * r.median ? "~" : "");
+    printf("%7.3f (%.3f-%.3f)%s\n", r.median, r.min, r.max, stats_unsteady(r) ? "~" : "");
 }
 
 /* A host buffer of `kind` holding the first `bytes` of d->reference, which the checks expect. */
@@ -102,15 +95,14 @@ struct size_pair {
     struct stats ratio[N_DIRECTIONS]; /* the large size's GB/s over the small one's, rep by rep */
 };
 
-static struct size_pair measure_size_pair(enum memory_kind kind, const size_t bytes[2],
+/* Both sizes' copies from and to `host`, of `kind`, holding d->reference's bytes. */
+static struct size_pair measure_size_pair(enum memory_kind kind, void *host, const size_t bytes[2],
                                           const struct device_buffers *d, const struct timing *t)
 {
     size_t reps = (size_t)t->reps;
     double *ms = samples_or_exit(2 * N_DIRECTIONS * reps), *ratio = samples_or_exit(reps);
-    void *host = host_holding_reference(kind, bytes[LARGE], d);
     copies_in_turns(2, (void *const[]){host, host}, (const enum memory_kind[]){kind, kind}, bytes,
                     d, t, ms);
-    host_free(kind, host);
     struct size_pair p;
     for (int dir = 0; dir < N_DIRECTIONS; dir++) {
         double *small = ms + (SMALL * N_DIRECTIONS + dir) * reps;
@@ -171,20 +163,22 @@ static void answer_size_pairs(const struct size_pair p[N_KINDS], const size_t by
                 format_bytes(bytes[s], text[s], sizeof text[s]);
                 double rate = gbps(bytes[s], p[k].ms[dir][s].median);
                 struct csv_row row = {.direction = direction_names[dir], .bytes = bytes[s],
-                                      .reps = t->reps, .ms = p[k].ms[dir][s], .gbps = rate};
+                                      .reps = t->reps, .ms = p[k].ms[dir][s], .gbps = rate,
+                                      .params = "clock=gpu_event"};
                 snprintf(key, sizeof key, "%s_%s_%s_gbps", kind_names[k], dir_keys[dir],
                          size_keys[s]);
                 snprintf(what, sizeof what, "%s %s at %s", kind_names[k], direction_names[dir],
                          text[s]);
-                answer(t->csv, 1, key, what, rate, "GB/s", row);
+                exercise_record(t->csv, 1, key, what, rate, "GB/s", row);
             }
             struct csv_row row = {.direction = direction_names[dir], .bytes = bytes[LARGE],
                                   .reps = t->reps, .ms = p[k].ms[dir][LARGE],
-                                  .gbps = gbps(bytes[LARGE], p[k].ms[dir][LARGE].median)};
+                                  .gbps = gbps(bytes[LARGE], p[k].ms[dir][LARGE].median),
+                                  .params = "clock=gpu_event"};
             snprintf(key, sizeof key, "%s_%s_large_over_small", kind_names[k], dir_keys[dir]);
             snprintf(what, sizeof what, "%s %s, %s's speed over %s's", kind_names[k],
                      direction_names[dir], text[LARGE], text[SMALL]);
-            answer(t->csv, 1, key, what, p[k].ratio[dir].median, "x", row);
+            exercise_record(t->csv, 1, key, what, p[k].ratio[dir].median, "x", row);
         }
     }
 }
@@ -196,10 +190,21 @@ static void exercise_sweep_max(size_t sweep_max, int device, const struct timing
     const size_t bytes[2] = {sweep_max / 4 / sizeof(float) * sizeof(float), sweep_max};
     char link_params[96];
     struct pcie_link link = usable_link(device, sweep_max, link_params, sizeof link_params);
-    struct device_buffers d = device_buffers_create(sweep_max);
+    /* One host buffer of each kind at a time, holding the reference's bytes. Allocating, first
+     * touching and pinning 4 GiB takes seconds, so the pageable buffer is the one the reference
+     * is copied from, and is then pinned in place as the registered one. */
+    float *yours = host_alloc(PAGEABLE, sweep_max);
+    fill_random(yours, sweep_max / sizeof(float), 7);
+    struct device_buffers d = device_buffers_holding(yours, sweep_max);
     struct size_pair p[N_KINDS];
-    for (int k = 0; k < N_KINDS; k++)
-        p[k] = measure_size_pair((enum memory_kind)k, bytes, &d, t);
+    p[PAGEABLE] = measure_size_pair(PAGEABLE, yours, bytes, &d, t);
+    p[REGISTERED] = measure_size_pair(REGISTERED, pin_in_place(yours, sweep_max), bytes, &d, t);
+    host_free(REGISTERED, yours);
+    for (int k = PINNED; k <= WRITE_COMBINED; k++) {
+        void *host = host_holding_reference((enum memory_kind)k, sweep_max, &d);
+        p[k] = measure_size_pair((enum memory_kind)k, host, bytes, &d, t);
+        host_free((enum memory_kind)k, host);
+    }
     device_buffers_destroy(&d);
     print_size_pairs(p, bytes, &link, t->reps);
     answer_size_pairs(p, bytes, t);
@@ -284,15 +289,15 @@ static void exercise_strides(size_t bytes, const struct timing *t)
                      way == DIRECT ? "read" : "copy_then_pick");
             snprintf(what, sizeof what, "1 float in %zu, %s", strides[s],
                      way == DIRECT ? "read those across PCIe" : "copy all, then pick");
-            answer(t->csv, 2, key, what, r[s].ms[way].median, "ms",
-                   (struct csv_row){.direction = "H2D", .bytes = bytes, .reps = t->reps,
-                                    .ms = r[s].ms[way]});
+            exercise_record(t->csv, 2, key, what, r[s].ms[way].median, "ms",
+                            (struct csv_row){.direction = "H2D", .bytes = bytes, .reps = t->reps,
+                                             .ms = r[s].ms[way], .params = "clock=gpu_event"});
         }
         snprintf(key, sizeof key, "stride_%zu_read_over_copy", strides[s]);
         snprintf(what, sizeof what, "1 float in %zu, reading's time over copying's", strides[s]);
-        answer(t->csv, 2, key, what, r[s].ratio.median, "x",
-               (struct csv_row){.direction = "H2D", .bytes = bytes, .reps = t->reps,
-                                .ms = r[s].ms[DIRECT]});
+        exercise_record(t->csv, 2, key, what, r[s].ratio.median, "x",
+                        (struct csv_row){.direction = "H2D", .bytes = bytes, .reps = t->reps,
+                                         .ms = r[s].ms[DIRECT], .params = "clock=gpu_event"});
     }
 }
 
@@ -327,19 +332,22 @@ static void summarize_pairs(double *ms, size_t reps, int first, struct wc_result
     free(ratio);
 }
 
-/* Part 2's repetitions, the two kinds in turns. */
-static void measure_cpu_side(const struct timing *t, struct wc_result *r)
+/* Part 2's repetitions on `bytes`, the two kinds in turns. Part 2's own 4 MiB can sit in a
+ * server CPU's last-level cache, where pinned memory reads at the cache's speed and
+ * write-combined memory, never cached, at the memory's: the exercise takes a buffer well above
+ * it, so that both come from memory. */
+static void measure_cpu_side(size_t bytes, const struct timing *t, struct wc_result *r)
 {
     size_t reps = (size_t)t->reps;
     double *ms = samples_or_exit(2 * 2 * reps);
     uint64_t *buffer[2];
     for (int k = 0; k < 2; k++)
-        buffer[k] = host_alloc(wc_kinds[k], CPU_ACCESS_BYTES);
+        buffer[k] = host_alloc(wc_kinds[k], bytes);
     for (int rep = -1; rep < t->reps; rep++) { /* rep -1 warms up */
         for (int i = 0; i < 2; i++) {
             int k = (i + rep + 1) % 2;
             double write_ms, read_ms;
-            cpu_write_read(buffer[k], CPU_ACCESS_BYTES, rep, wc_kinds[k], &write_ms, &read_ms);
+            cpu_write_read(buffer[k], bytes, rep, wc_kinds[k], &write_ms, &read_ms);
             if (rep >= 0) {
                 ms[((size_t)k * 2 + 0) * reps + (size_t)rep] = write_ms;
                 ms[((size_t)k * 2 + 1) * reps + (size_t)rep] = read_ms;
@@ -348,7 +356,7 @@ static void measure_cpu_side(const struct timing *t, struct wc_result *r)
     }
     for (int k = 0; k < 2; k++)
         host_free(wc_kinds[k], buffer[k]);
-    r->bytes[CPU_WRITE] = r->bytes[CPU_READ] = CPU_ACCESS_BYTES;
+    r->bytes[CPU_WRITE] = r->bytes[CPU_READ] = bytes;
     summarize_pairs(ms, reps, CPU_WRITE, r);
     free(ms);
 }
@@ -371,29 +379,65 @@ static void measure_copy_side(size_t bytes, const struct timing *t, struct wc_re
     free(ms);
 }
 
-/* Whether this CPU says it runs under a hypervisor: x86 CPUs set the "hypervisor" flag in a
- * virtual machine, where the host decides how memory is cached and may ignore write-combining. */
-static bool under_hypervisor(void)
+/* The first line of a file, without its line break; false when there is none. */
+static bool first_line(const char *path, char *line, size_t len)
 {
-    FILE *cpuinfo = fopen("/proc/cpuinfo", "r");
-    if (!cpuinfo)
-        return false;
+    FILE *file = fopen(path, "r");
+    bool got = file && fgets(line, (int)len, file);
+    if (file)
+        fclose(file);
+    line[got ? strcspn(line, "\n") : 0] = '\0';
+    return *line != '\0';
+}
+
+/* Whether this machine says it is a virtual machine, where the host decides how memory is
+ * cached and may ignore write-combining; `how` gets what says so. Xen and some other hypervisors
+ * name themselves in /sys/hypervisor/type, a virtual machine described by a device tree (Arm)
+ * has a hypervisor node, and x86 CPUs set the "hypervisor" flag in /proc/cpuinfo in a virtual
+ * machine: only there does a missing sign say no. */
+enum vm_verdict { NOT_A_VM, A_VM, CANNOT_TELL };
+static enum vm_verdict virtual_machine(char *how, size_t len)
+{
     char line[8192];
-    bool found = false;
-    while (!found && fgets(line, sizeof line, cpuinfo))
-        found = strncmp(line, "flags", 5) == 0 && strstr(line, " hypervisor") != NULL;
-    fclose(cpuinfo);
-    return found;
+    if (first_line("/sys/hypervisor/type", line, sizeof line)) {
+        snprintf(how, len, "/sys/hypervisor/type: %.64s", line);
+        return A_VM;
+    }
+    if (access("/proc/device-tree/hypervisor", F_OK) == 0) {
+        snprintf(how, len, "a hypervisor node in /proc/device-tree");
+        return A_VM;
+    }
+    FILE *cpuinfo = fopen("/proc/cpuinfo", "r");
+    bool x86_flags = false, flagged = false;
+    while (cpuinfo && !flagged && fgets(line, sizeof line, cpuinfo)) {
+        if (strncmp(line, "flags", 5) != 0)
+            continue;
+        x86_flags = true;
+        const char *flag = strstr(line, " hypervisor");
+        flagged = flag && strchr(" \n", flag[11]); /* the whole flag; [11] may be the '\0' */
+    }
+    if (cpuinfo)
+        fclose(cpuinfo);
+    if (flagged) {
+        snprintf(how, len, "the \"hypervisor\" flag in /proc/cpuinfo");
+        return A_VM;
+    }
+    snprintf(how, len, x86_flags ? "no \"hypervisor\" flag in /proc/cpuinfo, which x86 CPUs set "
+                                   "in a virtual machine"
+                                 : "no /sys/hypervisor/type, no device-tree hypervisor node, "
+                                   "no x86 flags in /proc/cpuinfo");
+    return x86_flags ? NOT_A_VM : CANNOT_TELL;
 }
 
 static void print_write_combined(const struct wc_result *r, const struct timing *t)
 {
     char cpu_text[32], copy_text[32];
-    printf("\n3. part 2, the CPU writing and reading %s (host clock), and copies of %s over the\n"
-           "   link (events), pinned and write-combined memory in turns, median of %d. Last "
-           "column:\n   write-combined's speed over pinned's, rep by rep: median (range), ~ where "
-           "the range is\n   over 5%% of it; below 1, write-combined is slower\n",
-           format_bytes(CPU_ACCESS_BYTES, cpu_text, sizeof cpu_text),
+    printf("\n3. part 2 on %s (--size; part 2's 4 MiB can sit in a CPU's last-level cache), the "
+           "CPU\n   writing and reading it (host clock), and copies of %s over the link (events), "
+           "pinned\n   and write-combined memory in turns, median of %d. Last column: "
+           "write-combined's speed\n   over pinned's, rep by rep: median (range), ~ where the "
+           "range is over 5%% of it; below 1,\n   write-combined is slower\n",
+           format_bytes(r->bytes[CPU_READ], cpu_text, sizeof cpu_text),
            format_bytes(r->bytes[COPY_H2D], copy_text, sizeof copy_text), t->reps);
     printf("  %-9s %16s %16s   %s\n", "", wc_names[0], wc_names[1], "write-combined over pinned");
     for (int use = 0; use < N_USES; use++) {
@@ -404,20 +448,22 @@ static void print_write_combined(const struct wc_result *r, const struct timing 
         print_ratio(r->ratio[use]);
     }
     printf("  every CPU read checked, and the last repetition of every copy verified on the GPU\n");
-    if (under_hypervisor())
-        printf("  this CPU reports a hypervisor (the \"hypervisor\" flag in /proc/cpuinfo): a "
-               "virtual machine,\n  whose host may cache write-combined memory like any other; "
-               "run this outside one\n");
+    char how[160];
+    enum vm_verdict vm = virtual_machine(how, sizeof how);
+    if (vm == A_VM)
+        printf("  this machine reports a hypervisor (%s): a virtual machine,\n  whose host may "
+               "cache write-combined memory like any other; run this outside one\n", how);
+    else if (vm == NOT_A_VM)
+        printf("  %s\n", how);
     else
-        printf("  no \"hypervisor\" flag in /proc/cpuinfo, which x86 CPUs set in a virtual "
-               "machine\n");
+        printf("  whether this is a virtual machine: cannot tell on this CPU\n  (%s)\n", how);
     printf("\n");
 }
 
 static void exercise_write_combined(size_t bytes, const struct timing *t)
 {
     struct wc_result r;
-    measure_cpu_side(t, &r);
+    measure_cpu_side(bytes, t, &r);
     measure_copy_side(bytes, t, &r);
     print_write_combined(&r, t);
     for (int k = 0; k < 2; k++) {
@@ -425,19 +471,22 @@ static void exercise_write_combined(size_t bytes, const struct timing *t)
         snprintf(key, sizeof key, "%s_cpu_read_gbps", kind_names[wc_kinds[k]]);
         snprintf(what, sizeof what, "the CPU reading %s memory", wc_names[k]);
         double rate = gbps(r.bytes[CPU_READ], r.ms[k][CPU_READ].median);
-        answer(t->csv, 3, key, what, rate, "GB/s",
-               (struct csv_row){.bytes = r.bytes[CPU_READ], .reps = t->reps,
-                                .ms = r.ms[k][CPU_READ], .gbps = rate});
+        exercise_record(t->csv, 3, key, what, rate, "GB/s",
+                        (struct csv_row){.bytes = r.bytes[CPU_READ], .reps = t->reps,
+                                         .ms = r.ms[k][CPU_READ], .gbps = rate,
+                                         .params = "clock=host"});
     }
     for (int use = 0; use < N_USES; use++) {
         char key[64], what[96];
         snprintf(key, sizeof key, "write_combined_over_pinned_%s", use_keys[use]);
         snprintf(what, sizeof what, "%s, write-combined's speed over pinned's", use_names[use]);
+        bool copy = use == COPY_H2D || use == COPY_D2H; /* events; the CPU's side, host clock */
         const char *direction = use == COPY_H2D ? "H2D" : use == COPY_D2H ? "D2H" : NULL;
-        answer(t->csv, 3, key, what, r.ratio[use].median, "x",
-               (struct csv_row){.direction = direction, .bytes = r.bytes[use], .reps = t->reps,
-                                .ms = r.ms[1][use],
-                                .gbps = gbps(r.bytes[use], r.ms[1][use].median)});
+        exercise_record(t->csv, 3, key, what, r.ratio[use].median, "x",
+                        (struct csv_row){.direction = direction, .bytes = r.bytes[use],
+                                         .reps = t->reps, .ms = r.ms[1][use],
+                                         .gbps = gbps(r.bytes[use], r.ms[1][use].median),
+                                         .params = copy ? "clock=gpu_event" : "clock=host"});
     }
 }
 
@@ -445,7 +494,6 @@ static void exercise_write_combined(size_t bytes, const struct timing *t)
 
 int run_exercise(int n, struct common_args *args, size_t sweep_max, bool gated)
 {
-    exercise_begin(n, N_EXERCISES, asks[n - 1]);
     /* Exercise 1 asks for --sweep-max 4G. Each of its samples is one copy of 1 or 4 GiB, long
      * enough to average the link's wander; 3 repetitions of each, in turns, take about as long
      * as allocating, filling and pinning its 4 GiB buffers (seconds), where 10 would triple it. */
@@ -465,6 +513,7 @@ int run_exercise(int n, struct common_args *args, size_t sweep_max, bool gated)
     int rc = lesson_open("04_pinned_memory", args, &size, 1, &gpu, &csv);
     if (rc)
         return rc;
+    exercise_begin(&csv, n, N_EXERCISES, asks[n - 1]);
     struct timing t = timing_create(args->reps, gated, &csv);
     if (n == 1)
         exercise_sweep_max(sweep_max, args->device, &t);

@@ -50,6 +50,14 @@ static const size_t bytes_per_sample = 16u << 20;
  * The four ways to get host memory for copies (section 4.2), and how to give each back.
  * ------------------------------------------------------------------------------------------ */
 
+/* Pins `bytes` of memory you already have where they are: they become REGISTERED memory, which
+ * host_free(REGISTERED, p) unpins and frees. */
+void *pin_in_place(void *p, size_t bytes)
+{
+    CUDA_CHECK(cudaHostRegister(p, bytes, cudaHostRegisterDefault));
+    return p;
+}
+
 void *host_alloc(enum memory_kind kind, size_t bytes)
 {
     void *p = NULL;
@@ -65,8 +73,7 @@ void *host_alloc(enum memory_kind kind, size_t bytes)
         CUDA_CHECK(cudaHostAlloc(&p, bytes, cudaHostAllocWriteCombined));
         break;
     case REGISTERED: /* memory you already have, pinned in place */
-        p = malloc_or_exit(bytes);
-        CUDA_CHECK(cudaHostRegister(p, bytes, cudaHostRegisterDefault));
+        p = pin_in_place(malloc_or_exit(bytes), bytes);
         break;
     case N_KINDS:
         break;
@@ -122,18 +129,25 @@ void timing_destroy(struct timing *t)
 }
 
 /* Device buffers of the sweep (struct device_buffers, in pinned.h): `data` receives H2D copies
- * and sends D2H ones; `reference` holds the expected bytes (random, copied once from pageable
- * memory), `check` a copy to compare on the GPU. */
-struct device_buffers device_buffers_create(size_t bytes)
+ * and sends D2H ones; `reference` holds the expected bytes, copied once from `expected`, `check`
+ * a copy to compare on the GPU. */
+struct device_buffers device_buffers_holding(const void *expected, size_t bytes)
 {
     struct device_buffers d;
     CUDA_CHECK(cudaMalloc(&d.data, bytes));
     CUDA_CHECK(cudaMalloc(&d.reference, bytes));
     CUDA_CHECK(cudaMalloc(&d.check, bytes));
     CUDA_CHECK(cudaMalloc((void **)&d.count, sizeof *d.count));
+    CUDA_CHECK(cudaMemcpy(d.reference, expected, bytes, cudaMemcpyHostToDevice));
+    return d;
+}
+
+/* The same, expecting random bytes from pageable memory. */
+struct device_buffers device_buffers_create(size_t bytes)
+{
     float *expected = host_alloc(PAGEABLE, bytes);
     fill_random(expected, bytes / sizeof(float), 7);
-    CUDA_CHECK(cudaMemcpy(d.reference, expected, bytes, cudaMemcpyHostToDevice));
+    struct device_buffers d = device_buffers_holding(expected, bytes);
     host_free(PAGEABLE, expected);
     return d;
 }
@@ -557,8 +571,7 @@ static void alignment_row(enum memory_kind kind, int dir, int o, const size_t *s
                                              .params = params});
     }
     struct stats m = stats_summarize(mean, (size_t)a->reps);
-    printf("   %.3f (%.3f-%.3f)%s\n", m.median, m.min, m.max,
-           m.max - m.min > 0.05 * m.median ? "~" : "");
+    printf("   %.3f (%.3f-%.3f)%s\n", m.median, m.min, m.max, stats_unsteady(m) ? "~" : "");
     free(ratio);
     free(mean);
 }
@@ -720,8 +733,8 @@ static void batching(size_t total, const struct device_buffers *d, const struct 
                    direction_names[dir]);
             for (int way = 0; way < ways; way++) {
                 double rate = gbps(count * pieces[p], ms[way].median);
-                bool unsteady = ms[way].max - ms[way].min > 0.05 * ms[way].median;
-                printf(" %7.3f%s ms %5.1f GB/s", ms[way].median, unsteady ? "~" : " ", rate);
+                printf(" %7.3f%s ms %5.1f GB/s", ms[way].median,
+                       stats_unsteady(ms[way]) ? "~" : " ", rate);
                 char params[96];
                 snprintf(params, sizeof params, "piece_bytes=%zu;pieces=%zu;clock=host;"
                          "measure=issue_to_done", pieces[p], count);
@@ -791,6 +804,8 @@ void cpu_write_read(uint64_t *buffer, size_t bytes, int rep, enum memory_kind ki
     *write_ms = t1 - t0;
     *read_ms = t2 - t1;
 }
+
+enum { CPU_ACCESS_BYTES = 4 << 20 };
 
 static void cpu_access(const struct timing *t)
 {
@@ -943,10 +958,10 @@ static void print_zero_copy(size_t bytes, size_t stride, struct stats read, stru
                                          .params = params});
 }
 
-/* Part 3 whole, using 1 float in `stride` in its second half (exercise 2 changes the stride). */
-static void zero_copy(size_t bytes, size_t stride, const struct timing *t)
+/* Part 3 whole, using 1 float in SPARSE_STRIDE in its second half. */
+static void zero_copy(size_t bytes, const struct timing *t)
 {
-    const size_t n = bytes / sizeof(float), n_sparse = n / stride;
+    const size_t n = bytes / sizeof(float), stride = SPARSE_STRIDE, n_sparse = n / stride;
     struct mapped_buffers m = mapped_create(bytes);
 
     /* A kernel reads host memory into device memory, then writes device memory to the host. */
@@ -1199,7 +1214,7 @@ int main(int argc, char **argv)
     struct sweep sw;
     bandwidth_by_size(sweep_max, &link, &t, &sw);
     cpu_access(&t);
-    zero_copy(args.size, SPARSE_STRIDE, &t);
+    zero_copy(args.size, &t);
     pinning_cost(sweep_max < PIN_BYTES ? sweep_max : PIN_BYTES, &sw, &t);
     async_gotcha(args.size, &t);
     timing_destroy(&t);

@@ -16,6 +16,7 @@ enum { UP, DOWN, N_DIRECTIONS }; /* host to device, device to host */
 extern const char *const direction_names[N_DIRECTIONS];
 
 void *host_alloc(enum memory_kind kind, size_t bytes);
+void *pin_in_place(void *p, size_t bytes);
 void host_free(enum memory_kind kind, void *p);
 
 /* What every part times with, and where it writes what it measured. `stream` carries every
@@ -35,13 +36,13 @@ struct timing timing_create(int reps, bool gated, struct csv *csv);
 void timing_destroy(struct timing *t);
 
 /* Device buffers of the sweep: `data` receives H2D copies and sends D2H ones; `reference` holds
- * the expected bytes (random, copied once from pageable memory), `check` a copy to compare on
- * the GPU. */
+ * the expected bytes (random, or those of `expected`), `check` a copy to compare on the GPU. */
 struct device_buffers {
     void *data, *reference, *check;
     unsigned long long *count;
 };
 struct device_buffers device_buffers_create(size_t bytes);
+struct device_buffers device_buffers_holding(const void *expected, size_t bytes);
 void device_buffers_destroy(struct device_buffers *d);
 
 double sample_copies(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
@@ -53,7 +54,6 @@ void expect_reference_on_host(const void *dst, const struct device_buffers *d, s
 struct pcie_link usable_link(int device, size_t bytes, char *params, size_t len);
 
 /* Part 2. */
-#define CPU_ACCESS_BYTES ((size_t)4 << 20)
 void cpu_write_read(uint64_t *buffer, size_t bytes, int rep, enum memory_kind kind,
                     double *write_ms, double *read_ms);
 

@@ -8,8 +8,12 @@
 
 enum { EXERCISE_COUNT = 3 };
 
+/* Whether exercise n can run with the flags given; if not, says why on stderr (main() then ends
+ * with EXIT_USAGE before it opens the GPU). */
+bool exercise_flags_usable(int n);
+
 /* Runs exercise n (1 to EXERCISE_COUNT) with the demo's configuration, and returns EXIT_VERIFIED
- * or EXIT_ERROR, having released everything it acquired (EXIT_USAGE: a flag it cannot take). */
+ * or EXIT_ERROR, having released everything it acquired. */
 int run_exercise(int n, const struct demo_config *cfg, struct csv *csv);
 
 #endif /* EXERCISES_H */

@@ -29,16 +29,11 @@
  * path: every function here returns 0, or -1 after saying why, and main() releases the rig.
  */
 #include "bench.h"
-#include "common.h"
 #include "fault.h"
-#include "pipeline.h"
-#include "staged.h"
-#include "timeline.h"
 
 #include <math.h>
 #include <nvtx3/nvToolsExt.h>
 #include <string.h>
-#include <unistd.h>
 
 static const char summary[] =
     "The multi-buffer pipeline of lecture 7.1: a data set in K chunks through a ring of B device\n"
@@ -63,11 +58,6 @@ enum {
  * Runs timed in turns.
  * ------------------------------------------------------------------------------------------ */
 
-struct turn {
-    const struct shape *shape;
-    unsigned stages; /* ALL_STAGES, or the pipeline with one kind of work left out */
-    const char *what;
-};
 enum { MAX_TURNS = 5 }; /* depth-first, serial, kernels only, copies only, breadth-first */
 
 /* Runs that are compared with each other, timed in turns: a warm-up of each, then rep 1 of each,
@@ -76,7 +66,7 @@ enum { MAX_TURNS = 5 }; /* depth-first, serial, kernels only, copies only, bread
  * bound could meet different speeds, and their ratio would wander with them. Each full run's
  * last rep starts from a poisoned output and is checked at once, before the next run overwrites
  * it. */
-static int measure_in_turns(struct bench *b, const struct turn *turns, size_t n)
+int measure_in_turns(struct bench *b, const struct turn *turns, size_t n)
 {
     double ms;
     for (size_t t = 0; t < n; t++)
@@ -118,16 +108,10 @@ static struct stats paired_efficiency(struct bench *b, size_t pipeline, size_t k
     return stats_summarize(ratio, reps);
 }
 
-/* A figure is unsteady when its repetitions spread over more than 5% of its median. */
-static bool unsteady(struct stats s)
-{
-    return s.max - s.min > 0.05 * s.median;
-}
-
 /* Prints a time, and a '~' after it when it is unsteady. */
 static void print_ms(struct stats s)
 {
-    printf(" %9.2f%c", s.median, unsteady(s) ? '~' : ' ');
+    printf(" %9.2f%c", s.median, stats_unsteady(s) ? '~' : ' ');
 }
 
 /* Lesson 01's way, for comparison: pageable memory, blocking copies, one buffer. Every call goes
@@ -274,7 +258,7 @@ static double imbalance(struct probe p)
     return fabs(p.kernels - p.copies) / p.copies;
 }
 
-int balanced_iters(struct bench *b, const struct shape *p, unsigned *iters)
+static int balanced_iters(struct bench *b, const struct shape *p, unsigned *iters)
 {
     struct probe last[2] = {{.iters = BALANCE_PROBE_ITERS}, {.iters = 8 * BALANCE_PROBE_ITERS}};
     for (int i = 0; i < 2; i++)
@@ -301,6 +285,13 @@ int balanced_iters(struct bench *b, const struct shape *p, unsigned *iters)
            "its kernels %.2f ms\n(%.1f%% apart, after %d probes)\n", *iters, best.kernels,
            best.copies, 100 * imbalance(best), probes);
     return 0;
+}
+
+int main_shape(struct bench *b, const struct settings *s, struct shape *p)
+{
+    *p = (struct shape){.n = s->n, .chunks = (size_t)s->chunks, .buffers = (size_t)s->buffers,
+                        .streams = (size_t)s->streams, .iters = (unsigned)s->iters};
+    return p->iters ? 0 : balanced_iters(b, p, &p->iters);
 }
 
 static int one_regime(struct bench *b, const struct shape *p, const char *name,
@@ -388,23 +379,35 @@ out_free:
  * the staged pipeline with its CPU work (part 5). */
 enum { TRACED_SERIAL, TRACED_PIPELINED, TRACED_BY_ROLE, TRACED_STAGED, TRACED_RUNS };
 
-static int record_runs(struct bench *b, const struct shape shapes[TRACED_RUNS],
-                       const char *const names[TRACED_RUNS], const struct staging *st,
-                       int threads)
+int record_runs(struct bench *b, const struct traced *runs, int count, const char *prefix,
+                struct busy_time busy[TIMELINE_MAX_RUNS], struct issue_wait *waits,
+                unsigned long *operations, bool *recorded)
 {
+    *recorded = false;
+    if (timeline_start())
+        return 0; /* no CUPTI here: it said so, and the rest goes on */
     double ms;
     struct staged_time staged;
-    int rc = timeline_run("warm-up") ||
-             pipeline_time(&b->rig, &shapes[TRACED_SERIAL], ALL_STAGES, &ms) ||
+    b->rig.tracing = true;
+    int rc = timeline_run("warm-up") || pipeline_time(&b->rig, runs[0].p, ALL_STAGES, &ms) ||
              timeline_discard();
-    for (int t = 0; rc == 0 && t < TRACED_RUNS; t++) {
-        rc = timeline_run(names[t]);
-        if (rc == 0 && t == TRACED_STAGED)
-            rc = staged_run(&b->rig, st, &shapes[t], threads, ALL_WORK, &staged);
+    for (int t = 0; rc == 0 && t < count; t++) {
+        rc = timeline_run(runs[t].name);
+        if (rc == 0 && runs[t].staging)
+            rc = staged_run(&b->rig, runs[t].staging, runs[t].p, runs[t].threads, ALL_WORK,
+                            &staged);
         else if (rc == 0)
-            rc = pipeline_time(&b->rig, &shapes[t], ALL_STAGES, &ms) ? -1 : 0;
+            rc = pipeline_time(&b->rig, runs[t].p, ALL_STAGES, &ms) ? -1 : 0;
     }
-    return rc;
+    b->rig.tracing = false;
+    if (rc) {
+        timeline_stop();
+        return -1;
+    }
+    if (timeline_write(prefix, operations, busy, waits))
+        return -1;
+    *recorded = true;
+    return 0;
 }
 
 /* Prints and records how busy each kind of work kept the GPU, and the CPU, in one recorded run. */
@@ -450,29 +453,24 @@ static int timeline(struct bench *b, const struct shape *p, const struct staging
              p->buffers);
     snprintf(names[TRACED_BY_ROLE], 64, "by role: 3 streams, %zu buffers", p->buffers);
     snprintf(names[TRACED_STAGED], 64, "staged: pageable data, %d CPU threads", threads);
-    const char *const name_of[TRACED_RUNS] = {names[0], names[1], names[2], names[3]};
     const char *const keys[TRACED_RUNS] = {"serial", "pipelined", "by_role", "staged"};
+    struct traced runs[TRACED_RUNS];
+    for (int t = 0; t < TRACED_RUNS; t++)
+        runs[t] = (struct traced){names[t], &shapes[t], t == TRACED_STAGED ? st : NULL, threads};
     unsigned long operations = 0;
     struct busy_time busy[TIMELINE_MAX_RUNS];
+    bool recorded;
     printf("\n2. timeline (CUPTI) of a serial, a pipelined, a by-role and a staged run, balanced "
            "regime\n");
-    if (timeline_start())
-        return 0; /* no CUPTI here: it said so, and the rest goes on */
-    /* A warm-up run is recorded and dropped: the first launch under CUPTI pays for its setup. */
-    b->rig.tracing = true;
-    int rc = record_runs(b, shapes, name_of, st, threads);
-    b->rig.tracing = false;
-    if (rc) {
-        timeline_stop();
+    if (record_runs(b, runs, TRACED_RUNS, prefix, busy, NULL, &operations, &recorded))
         return -1;
-    }
-    if (timeline_write(prefix, &operations, busy))
-        return -1;
+    if (!recorded)
+        return 0;
     printf("  %lu copies and kernels written to %s.json (open it in https://ui.perfetto.dev or\n"
            "  chrome://tracing) and %s.csv, with the staged run's CPU copies\n", operations,
            prefix, prefix);
     for (int t = 0; t < TRACED_RUNS; t++)
-        if (report_busy(b, keys[t], name_of[t], &busy[t]))
+        if (report_busy(b, keys[t], names[t], &busy[t]))
             return -1;
     return 0;
 }
@@ -501,7 +499,7 @@ static int sweep_shapes(struct bench *b, const struct shape *base)
             struct outcome o;
             if (evaluate(b, &p, false, &o) || record_outcome(b, "sweep_shape", &p, &o, "", false))
                 return -1;
-            printf("  %9.3f%c", o.efficiency.median, unsteady(o.efficiency) ? '~' : ' ');
+            printf("  %9.3f%c", o.efficiency.median, stats_unsteady(o.efficiency) ? '~' : ' ');
             flag_beaten_bound("sweep", o.efficiency);
             if (o.efficiency.median > best_efficiency) {
                 best_efficiency = o.efficiency.median;
@@ -745,9 +743,9 @@ static int managed_report(struct bench *b, const struct shape *p, int ways)
         ms[way] = stats_summarize(way_ms, (size_t)b->reps);
     }
     for (int way = 0; way < ways; way++) {
-        bool unsteady = ms[way].max - ms[way].min > 0.05 * ms[way].median;
         printf("  %-52s %8.3f%s ms  %5.2fx (%.2f-%.2f)\n", managed_labels[way], ms[way].median,
-               unsteady ? "~" : " ", ratio[way].median, ratio[way].min, ratio[way].max);
+               stats_unsteady(ms[way]) ? "~" : " ", ratio[way].median, ratio[way].min,
+               ratio[way].max);
         char params[192];
         snprintf(params, sizeof params, "chunks=%zu;streams=%zu;iters=%u;ratio=%.4f;"
                  "ratio_min=%.4f;ratio_max=%.4f;clock=host;measure=until_host_read", p->chunks,
@@ -756,8 +754,8 @@ static int managed_report(struct bench *b, const struct shape *p, int ways)
                    ms[way], params))
             return -1;
     }
-    printf("  (x: against the explicit copies, rep by rep, median (range); ~: times spread over 5%% "
-           "of\n  their median; every way's last repetition verified, element by element)\n");
+    printf("  (x: against the explicit copies, rep by rep, median (range); ~: times spread over "
+           "5%% of\n  their median; every way's last repetition verified, element by element)\n");
     return 0;
 }
 
@@ -920,7 +918,7 @@ static int staged_line(struct bench *b, const struct staged_plan *sp, int w, con
     size_t bytes = 2 * sp->p->n * sizeof(unsigned); /* in and out */
     struct stats ms = way_stats(b, sp, w);
     double rate = gbps(bytes, ms.median);
-    printf("  %-42s %8.2f%s ms %6.1f GB/s%s\n", label, ms.median, unsteady(ms) ? "~" : " ",
+    printf("  %-42s %8.2f%s ms %6.1f GB/s%s\n", label, ms.median, stats_unsteady(ms) ? "~" : " ",
            rate, note);
     char all[256];
     snprintf(all, sizeof all, "%schunks=%zu;streams=%zu;buffers=%zu;iters=%u;clock=host",
@@ -960,8 +958,8 @@ static int staged_copying(struct bench *b, const struct staged_plan *sp, int c)
     memcpy(b->samples, inside, (size_t)b->reps * sizeof(double));
     struct stats inside_ms = stats_summarize(b->samples, (size_t)b->reps);
     printf("  %9d %9.2f%s %10.2f%s    %.2f (%.2f-%.2f)\n", sp->threads[c], alone_ms.median,
-           unsteady(alone_ms) ? "~" : " ", inside_ms.median, unsteady(inside_ms) ? "~" : " ",
-           rate.median, rate.min, rate.max);
+           stats_unsteady(alone_ms) ? "~" : " ", inside_ms.median,
+           stats_unsteady(inside_ms) ? "~" : " ", rate.median, rate.min, rate.max);
     char params[160];
     size_t bytes = 2 * sp->p->n * sizeof(unsigned);
     snprintf(params, sizeof params, "threads=%d;clock=host", sp->threads[c]);
@@ -1029,17 +1027,9 @@ int staged_report(struct bench *b, const struct staged_plan *sp)
     return 0;
 }
 
-/* Part 5 whole: the staging ring and the pageable data set, every way in turns, the table. */
-static int staged_part(struct bench *b, const struct shape *base, const struct staging *st,
-                       int max_threads)
+int staged_part(struct bench *b, struct staged_plan *sp)
 {
-    struct shape p = *base;
-    p.buffers = st->slots;
-    struct staged_plan sp = {.staging = st, .p = &p};
-    for (int t = 1; t < max_threads && sp.counts < MAX_THREAD_COUNTS - 1; t *= 2)
-        sp.threads[sp.counts++] = t;
-    sp.threads[sp.counts++] = max_threads;
-    size_t slots = st->slots;
+    const struct shape *p = sp->p;
     char size_text[32];
     printf("\n5. lecture table 2 in full: %s from pageable memory to pageable results, %zu "
            "chunks,\n   %zu pinned staging buffers each way, %zu streams, %u iterations, up to %d "
@@ -1047,30 +1037,43 @@ static int staged_part(struct bench *b, const struct shape *base, const struct s
            "in turns, median\n   of %d; efficiency = bound / staged, rep by rep, where the bound "
            "is the slower\n   of the GPU work alone and the CPU copies at their fastest (alone or "
            "inside the run)\n",
-           format_bytes(p.n * sizeof(unsigned), size_text, sizeof size_text), p.chunks, slots,
-           p.streams, p.iters, max_threads, b->reps);
-    int rc = -1;
-    sp.ms = samples_alloc((size_t)staged_ways(&sp) * (size_t)b->reps);
-    sp.copying = samples_alloc((size_t)sp.counts * (size_t)b->reps);
-    if (sp.ms && sp.copying)
-        rc = staged_in_turns(b, &sp) || staged_report(b, &sp) ? -1 : 0;
-    free(sp.copying);
-    free(sp.ms);
+           format_bytes(p->n * sizeof(unsigned), size_text, sizeof size_text), p->chunks,
+           sp->staging->slots, p->streams, p->iters, sp->threads[sp->counts - 1], b->reps);
+    sp->ms = samples_alloc((size_t)staged_ways(sp) * (size_t)b->reps);
+    sp->copying = samples_alloc((size_t)sp->counts * (size_t)b->reps);
+    if (!sp->ms || !sp->copying)
+        return -1;
+    return staged_in_turns(b, sp) || staged_report(b, sp) ? -1 : 0;
+}
+
+void staged_plan_free(struct staged_plan *sp)
+{
+    free(sp->copying);
+    free(sp->ms);
+    sp->copying = sp->ms = NULL;
+}
+
+/* Part 5 on the ring `st`: T = 1, 2, 4, ... and the most. */
+static int staged_threads_part(struct bench *b, const struct shape *base,
+                               const struct staging *st, int max_threads)
+{
+    struct shape p = *base;
+    p.buffers = st->slots;
+    struct staged_plan sp = {.staging = st, .p = &p};
+    for (int t = 1; t < max_threads && sp.counts < MAX_THREAD_COUNTS - 1; t *= 2)
+        sp.threads[sp.counts++] = t;
+    sp.threads[sp.counts++] = max_threads;
+    int rc = staged_part(b, &sp);
+    staged_plan_free(&sp);
     return rc;
 }
 
 /* ------------------------------------------------------------------------------------------ */
 
-/* The ring holds as many buffers as any part uses, each as large as the largest chunk of any
- * part: the main shape's; the managed variant's explicit pipeline, whose 16 chunks of the sweep's
- * data set are larger than the graph's 256; or, with the sweeps, the sweep's fewest chunks, which
- * meet its most buffers. */
-static void size_rig(struct settings *s)
+void size_rig(struct settings *s, size_t most, size_t other_n, size_t fewest)
 {
-    size_t most = s->sweeps ? SWEEP_MOST_STREAMS : 1;
-    size_t fewest_chunks = s->sweeps ? SWEEP_FEWEST_CHUNKS : MANAGED_CHUNKS;
     size_t main_chunk = chunk_plan_make(s->n, (size_t)s->chunks, 1).max_chunk;
-    size_t other_chunk = chunk_plan_make(s->sweep_n, fewest_chunks, 1).max_chunk;
+    size_t other_chunk = chunk_plan_make(other_n, fewest, 1).max_chunk;
     s->buffer_elems = main_chunk > other_chunk ? main_chunk : other_chunk;
     s->ring_buffers = (size_t)s->buffers > most ? (size_t)s->buffers : most;
     if ((size_t)s->staged_buffers > s->ring_buffers)
@@ -1078,6 +1081,24 @@ static void size_rig(struct settings *s)
     s->streams_made = (size_t)s->streams > most ? (size_t)s->streams : most;
     if (s->streams_made < 3) /* part 4c's one stream per role */
         s->streams_made = 3;
+}
+
+/* The lesson's rig: besides the main shape's chunks, the managed variant's explicit pipeline,
+ * whose 16 chunks of the sweep's data set are larger than the graph's 256; or, with the sweeps,
+ * the sweep's fewest chunks, which meet its most buffers. */
+static void size_lesson_rig(struct settings *s)
+{
+    size_rig(s, s->sweeps ? SWEEP_MOST_STREAMS : 1, s->sweep_n,
+             s->sweeps ? SWEEP_FEWEST_CHUNKS : MANAGED_CHUNKS);
+}
+
+/* The rig of the lesson, or of exercise `exercise` (exercises.c). */
+static void size_for(struct settings *s, int exercise)
+{
+    if (exercise)
+        exercise_size_rig(s);
+    else
+        size_lesson_rig(s);
 }
 
 /* Parts 2 to 5, on the rig and the staging ring. */
@@ -1102,7 +1123,8 @@ static int run_later_parts(struct bench *b, const struct settings *s,
                             .buffers = (size_t)s->buffers, .streams = (size_t)s->streams,
                             .iters = balanced};
     return graph_variant(b, &many_small) || managed_variant(b, &managed, s->device) ||
-                   by_role_variant(b, &base) || staged_part(b, &base, st, s->staged_threads)
+                   by_role_variant(b, &base) ||
+                   staged_threads_part(b, &base, st, s->staged_threads)
                ? -1
                : 0;
 }
@@ -1110,12 +1132,9 @@ static int run_later_parts(struct bench *b, const struct settings *s,
 /* Every part in turn, on one rig; the first failure ends the run. */
 static int run_parts(struct bench *b, const struct settings *s)
 {
-    struct shape base = {.n = s->n, .chunks = (size_t)s->chunks, .buffers = (size_t)s->buffers,
-                         .streams = (size_t)s->streams, .iters = 1};
-    unsigned balanced = (unsigned)s->iters;
-    if ((balanced == 0 && balanced_iters(b, &base, &balanced)) || regimes(b, &base, balanced))
+    struct shape base;
+    if (main_shape(b, s, &base) || regimes(b, &base, base.iters))
         return -1;
-    base.iters = balanced;
     struct staging st; /* the pageable data set and the staging ring of parts 2 and 5 */
     if (staging_create(&st, (size_t)s->staged_buffers,
                        chunk_plan_make(base.n, base.chunks, (size_t)s->staged_buffers).max_chunk,
@@ -1177,10 +1196,10 @@ int main(int argc, char **argv)
     fault_inject_at((unsigned long)fail_at);
     s.device = args.device;
     if (s.staged_threads == 0) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        s.staged_threads = cpus < 1 ? 1 : cpus > 256 ? 256 : (int)cpus;
+        int cpus = host_cpus();
+        s.staged_threads = cpus > 256 ? 256 : cpus;
     }
-    size_rig(&s); /* the ring's buffer count, which the sizes do not change */
+    size_for(&s, exercise); /* the ring's buffer count, which the sizes do not change */
 
     struct gpu_info gpu;
     struct csv csv;
@@ -1205,10 +1224,7 @@ int main(int argc, char **argv)
         return rc;
     s.n = args.size / sizeof(unsigned);
     s.sweep_n = sweep_size < args.size ? sweep_size / sizeof(unsigned) : s.n;
-    if (exercise)
-        exercise_size_rig(&s);
-    else
-        size_rig(&s);
+    size_for(&s, exercise);
     rc = bench_run(&s, &gpu, args.reps, &csv, exercise) ? EXIT_ERROR : EXIT_VERIFIED;
     if (lesson_close(&csv))
         rc = EXIT_ERROR;

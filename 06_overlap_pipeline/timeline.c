@@ -39,6 +39,7 @@ struct operation {
 
 struct issued { /* one copy or kernel, in the order the program issued it */
     unsigned run, chunk;
+    uint64_t at; /* on CUPTI's clock, when the program issued it; 0: not stamped */
 };
 
 enum { MAX_RUNS = TIMELINE_MAX_RUNS, RECORD_BUFFER_BYTES = 4u << 20, POOLED_BUFFERS = 4 };
@@ -239,14 +240,24 @@ void timeline_cpu(bool prepare, unsigned thread, unsigned chunk, unsigned long l
 /* CUPTI numbers every CUDA call in the order it is made (its correlation id), and each copy and
  * kernel record carries the number of the call that issued it. So the records, sorted by that
  * number, come in the order of this log: the i-th record is the i-th operation noted here. */
-void timeline_chunk(unsigned chunk)
+static void note(unsigned chunk, uint64_t at)
 {
     if (!tl.recording || tl.n_runs == 0 ||
         !reserve((void **)&tl.log, &tl.cap_log, tl.n_log, sizeof *tl.log)) {
         tl.lost = true;
         return;
     }
-    tl.log[tl.n_log++] = (struct issued){tl.n_runs - 1, chunk};
+    tl.log[tl.n_log++] = (struct issued){tl.n_runs - 1, chunk, at};
+}
+
+void timeline_chunk(unsigned chunk)
+{
+    note(chunk, 0);
+}
+
+void timeline_chunk_stamped(unsigned chunk)
+{
+    note(chunk, timeline_now());
 }
 
 static int compare_correlation(const void *a, const void *b)
@@ -420,9 +431,11 @@ static int measure_busy(unsigned run, struct busy_time *busy)
     return 0;
 }
 
-/* The waits of run `run`'s copies in after their chunks' preparation (struct busy_time). */
-static int measure_h2d_waits(unsigned run, struct busy_time *busy)
+/* The waits of run `run`'s copies in, from their chunks' preparation to their issue (struct
+ * issue_wait). */
+static int measure_issue_waits(unsigned run, struct issue_wait *wait)
 {
+    *wait = (struct issue_wait){0};
     unsigned chunks = 0;
     uint64_t first_process = UINT64_MAX;
     for (size_t i = 0; i < tl.n_cpu; i++) {
@@ -448,33 +461,33 @@ static int measure_h2d_waits(unsigned run, struct busy_time *busy)
             prepared[c->chunk] = c->end;
     }
     size_t n_all = 0, n_first = 0;
-    for (size_t i = 0; i < tl.n_ops && n_all < chunks; i++) {
-        unsigned chunk = tl.log[i].chunk;
-        if (tl.log[i].run != run || tl.ops[i].row != ROW_H2D || chunk >= chunks ||
-            !prepared[chunk])
+    for (size_t i = 0; i < tl.n_log && n_all < chunks; i++) {
+        const struct issued *op = &tl.log[i];
+        if (op->run != run || !op->at || op->chunk >= chunks || !prepared[op->chunk])
             continue;
-        double wait_ms = ((double)tl.ops[i].start - (double)prepared[chunk]) / 1e6;
+        double wait_ms = ((double)op->at - (double)prepared[op->chunk]) / 1e6;
         all[n_all++] = wait_ms;
-        if (tl.ops[i].start < first_process)
+        if (op->at < first_process)
             first[n_first++] = wait_ms;
     }
-    busy->h2d_wait_ms = n_all ? stats_summarize(all, n_all).median : 0;
-    busy->first_h2d_wait_ms = n_first ? stats_summarize(first, n_first).median : 0;
-    busy->first_chunks = (unsigned)n_first;
+    wait->all_ms = n_all ? stats_summarize(all, n_all).median : 0;
+    wait->first_ms = n_first ? stats_summarize(first, n_first).median : 0;
+    wait->first_chunks = (unsigned)n_first;
     free(prepared);
     free(all);
     return 0;
 }
 
 int timeline_write(const char *prefix, unsigned long *operations,
-                   struct busy_time busy[TIMELINE_MAX_RUNS])
+                   struct busy_time busy[TIMELINE_MAX_RUNS],
+                   struct issue_wait waits[TIMELINE_MAX_RUNS])
 {
     if (stop_recording() || !records_match_log()) {
         timeline_stop();
         return -1;
     }
     for (unsigned r = 0; r < tl.n_runs; r++) {
-        if (measure_busy(r, &busy[r]) || measure_h2d_waits(r, &busy[r])) {
+        if (measure_busy(r, &busy[r]) || (waits && measure_issue_waits(r, &waits[r]))) {
             fprintf(stderr, "%s: timeline: out of memory\n", program_name);
             timeline_stop();
             return -1;
@@ -531,6 +544,11 @@ void timeline_chunk(unsigned chunk)
     (void)chunk;
 }
 
+void timeline_chunk_stamped(unsigned chunk)
+{
+    (void)chunk;
+}
+
 unsigned long long timeline_now(void)
 {
     return 0;
@@ -548,9 +566,10 @@ int timeline_discard(void)
 }
 
 int timeline_write(const char *prefix, unsigned long *operations,
-                   struct busy_time busy[TIMELINE_MAX_RUNS])
+                   struct busy_time busy[TIMELINE_MAX_RUNS],
+                   struct issue_wait waits[TIMELINE_MAX_RUNS])
 {
-    (void)prefix, (void)busy;
+    (void)prefix, (void)busy, (void)waits;
     *operations = 0;
     return -1;
 }

@@ -53,23 +53,29 @@ FAULT_INJECTED = (("05_raii_style_c", ()), ("05_raii_style_c", ("--exercise", "3
 # regex over stdout, per (lesson, exercise number).
 EXERCISE_OUTCOMES = {
     # the copies take over 90% of the time at every size: both grow with n
-    ("01_sync_copy", 1): r"(?s)\A(?!.*^answer 1, the copies' share [^\n]*: (?:\d|[1-8]\d)(?:\.\d+)? %$)"
+    ("01_sync_copy", 1): r"(?s)\A(?!.*^answer 1, the copies' share [^\n]*: "
+                         r"(?:\d|[1-8]\d)(?:\.\d+)? %$)"
                          r"(?=.*^answer 1, the copies' share of the CPU blocked time [^\n]*: "
                          r"9\d(?:\.\d+)? %$)",
-    # without the synchronize, the D2H call waits for the kernel; c is still right
-    ("01_sync_copy", 2): r"(?s)^answer 2, the D2H call's wait before its copy \(CPU blocked - GPU "
-                         r"ms\), without it: (?:0\.0[1-9]|0\.[1-9]|[1-9])[^\n]*\n.*^answer 2, c "
-                         r"verified without the synchronize, of (\d+) repetitions: \1 repetitions",
-    # a busy CPU slows the pageable copies that outlast a time slice
-    ("01_sync_copy", 3): r"(?s)^answer 3, H2D at the largest size, [^:\n]*, the loaded sweep's over "
-                         r"the idle two's mean: 0\.[0-7]\d* x$.*^answer 3, D2H at the largest "
-                         r"size, [^:\n]*, the loaded sweep's over the idle two's mean: 0\.[0-7]\d* x",
+    # without the synchronize, the kernel phase holds the CPU less, the D2H call waits for the
+    # kernel instead, and c is still right
+    ("01_sync_copy", 2): r"(?s)^answer 2, the kernel phase's CPU blocked time, without the "
+                         r"synchronize less with it: -0\.\d+ ms$.*^answer 2, without the "
+                         r"synchronize, the D2H call's wait for the kernel: "
+                         r"(?:0\.0[1-9]|0\.[1-9]|[1-9])[^\n]* ms$.*^verified: every element of c = "
+                         r"a \+ b in every repetition, with the synchronize and without it$",
+    # a busy CPU slows the pageable copies, which it stages
+    ("01_sync_copy", 3): r"(?s)^answer 3, pageable H2D at [^,\n]*, the time with every CPU busy "
+                         r"over the time on idle CPUs: "
+                         r"(?:1\.[5-9]\d*|[2-9](?:\.\d+)?|[1-9]\d+(?:\.\d+)?) "
+                         r"x$.*^answer 3, pageable D2H at [^,\n]*, [^\n]*: "
+                         r"(?:1\.[5-9]\d*|[2-9](?:\.\d+)?|[1-9]\d+(?:\.\d+)?) x$",
     # a pipeline cannot beat its copies alone
     ("02_streams", 1): r"^answer 1, stream counts whose run beat its copies alone by more than the "
                        r"spread: 0 of \d+",
     # a memset in the legacy stream is a barrier too: B waited every time
-    ("02_streams", 2): r"^answer 2, repetitions in which B waited for A behind the memset: "
-                       r"(\d+) of \1",
+    ("02_streams", 2): r"(?s)^answer 2, repetitions in which B waited for A behind the memset: "
+                       r"(\d+) of \1.*^verified: [^\n]*every memset zeroed its word",
     # 1 ms filler blocks: the urgent kernel waits for the whole filler at its priority, for the
     # running blocks only at the highest
     ("02_streams", 3): r"(?s)^answer 3, [^\n]*filler's priority: (?:[5-9]|[1-9]\d)(?:\.\d+)? ms\n"
@@ -80,11 +86,11 @@ EXERCISE_OUTCOMES = {
     ("03_events", 2): r"^answer 2, rows of experiment 2 whose CPU time changed by over half the "
                       r"wait: 0 of 3 rows",
     # the host's wait fixes the race, and the host waits out the producer's work
-    ("03_events", 3): r"(?s)^answer 3, runs with y right after cudaStreamSynchronize: (\d+) of \1 "
-                      r"runs.*^answer 3, host's enqueue time, cudaStreamSynchronize: "
-                      r"(?:[2-9]|\d{2,})(?:\.\d+)? ms",
+    ("03_events", 3): r"(?s)^both fixes: y right in (\d+) of \1 runs each$.*^answer 3, host's "
+                      r"enqueue time, cudaStreamSynchronize: (?:[2-9]|\d{2,})(?:\.\d+)? ms",
     # pinned memory is as close to the link's peak at 1 GiB as at 4 GiB
-    ("04_pinned_memory", 1): r"^answer 1, pinned H2D, .+ over .+'s: (0\.9[5-9]\d*|1(\.0[0-4]\d*)?) x",
+    ("04_pinned_memory", 1): r"^answer 1, pinned H2D, .+ over .+'s: "
+                             r"(0\.9[5-9]\d*|1(\.0[0-4]\d*)?) x",
     # one float in 256: reading mapped memory directly beats copying everything
     ("04_pinned_memory", 2): r"^answer 2, 1 float in 256, reading's time over copying's: 0\.\d+ x",
     # write-combined memory copies as fast as pinned memory
@@ -94,24 +100,33 @@ EXERCISE_OUTCOMES = {
     ("05_raii_style_c", 1): r"(?s)^answer 1, runs that read stale c, one shared event, c's copy "
                             r"held back 20 ms: (\d+) of \1.*^answer 1, runs that read stale c, one "
                             r"event per stream, c's copy held back 20 ms: 0 of \d+",
-    # one label: every fault point walked, nothing left; destroys without the check: refusals
-    ("05_raii_style_c", 2): r"(?s)^answer 2, resources still held after the label, every fault "
-                            r"point, both walks: 0 resources.*^answer 2, CUDA calls refusing a "
-                            r"zeroed handle, destroy functions without the check: [1-9]\d* calls",
+    # one label: the lesson's destroys leave nothing held; destroys without the NULL check count
+    # releases that never were, and leave CUDA's last error for the next launch to be blamed for
+    ("05_raii_style_c", 2): r"(?s)^answer 2, handles still held after the label, every fault "
+                            r"point, the lesson's destroy functions: 0 handles.*^answer 2, change in the "
+                            r"count of live resources over the walk, destroy functions without the "
+                            r"check: -[1-9]\d* resources.*^answer 2, CUDA calls refusing a zeroed "
+                            r"handle, destroy functions without the check: [1-9]\d* calls.*^answer "
+                            r"2, valid launches after the label whose check reported an error, "
+                            r"destroy functions without the check: [1-9]\d* of \d+ runs",
     # two events more than the lesson's 16 acquisitions
     ("05_raii_style_c", 3): r"^answer 3, acquisitions of the whole run, which --fail-at walks: 18 ",
     # two buffers: at most two engines at once
-    ("06_overlap_pipeline", 1): r"^answer 1, efficiency with 2 buffers: 0\.[0-7]\d* of its bound",
+    ("06_overlap_pipeline", 1): r"(?s)^answer 1, efficiency with 2 buffers: 0\.[0-7]\d* of its "
+                                r"bound.*^answer 1, time with 2 buffers over 8's, in turns, rep by "
+                                r"rep \([^)]*\): (?:1\.(?:0[5-9]|[1-9])|[2-9])[\d.]* x",
     # without the wait, a longer kernel: caught every time; with it: never
     ("06_overlap_pipeline", 2): r"(?s)^answer 2, runs caught by verification, kernel 4x as long, "
-                                r"no wait: ([1-9]\d*) of \1 runs.*^answer 2, runs caught by "
+                                r"no wait: [1-9]\d* of \d+ runs.*^answer 2, runs caught by "
                                 r"verification, kernel 4x as long, with the wait \(the lesson\): "
                                 r"0 of \d+ runs",
     ("06_overlap_pipeline", 3): r"(?s)^answer 3, efficiency at 16 chunks: 0\.\d+ of its bound.*"
                                 r"^answer 3, efficiency at 512 chunks: 0\.\d+ of its bound",
     # two staging buffers: the CPU and the GPU mostly take turns
-    ("06_overlap_pipeline", 5): r"^answer 5, efficiency of the staged run on \d+ threads, 2 "
-                                r"staging buffers: 0\.[0-7]\d* of its bound",
+    ("06_overlap_pipeline", 5): r"(?s)^answer 5, efficiency of the staged run on \d+ threads, 2 "
+                                r"staging buffers: 0\.[0-7]\d* of its bound.*"
+                                r"^answer 5, time with 2 staging buffers over \d+'s, in turns, rep by rep \([^)]*\): "
+                                r"(?:1\.(?:0[5-9]|[1-9])|[2-9])[\d.]* x",
 }
 
 

@@ -2,8 +2,9 @@
 
 Everywhere: each lesson has `--exercise N` for each exercise its README lists, and no more; each
 exercise has its answer in a collapsed block right under it, which names the reference log it
-quotes; and every measured figure of an answer (a number with a decimal point, or with a unit)
-is in that log, so an answer cannot outlive the reference it was measured from.
+quotes and ends with what other GPUs show; and every measured figure of an answer before that
+(a number with a decimal point, or with a unit) is in that log, so an answer cannot outlive the
+reference it was measured from.
 On a GPU: every exercise runs, writes its answer rows, and comes out as its answer says (the
 race an exercise predicts is caught by verification, for instance).
 """
@@ -17,6 +18,8 @@ from lessons import EXERCISE_OUTCOMES
 
 REFERENCE = ROOT / "results" / "reference" / "nvidia-h200"
 ANSWER = {"README.md": "<summary>Answer</summary>", "README.zh-CN.md": "<summary>答案</summary>"}
+# Each answer ends with what other GPUs show, after this; figures there are not the reference's.
+OTHER_GPUS = {"README.md": "**Other GPUs:**", "README.zh-CN.md": "**其他 GPU：**"}
 # A measured figure: a number with a decimal point, or a number with a unit of time, rate or share
 # ("12 ms", "95%", "1.9x"). Counts, sizes and flags are the exercise's settings, not its findings.
 FIGURE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?=\s?(?:ms|µs|us|GB/s|%|x\b))|(?<![\w.])\d+\.\d+")
@@ -47,7 +50,8 @@ def test_each_exercise_has_a_switch_and_no_more(lesson):
     assert count, f"{lesson}/README.md lists no exercises"
     assert "--exercise" in run(program(lesson), "--help").stdout
     beyond = run(program(lesson), "--exercise", count + 1)
-    assert beyond.returncode == 2, f"--exercise {count + 1} was not refused: the README lists {count}"
+    assert beyond.returncode == 2, \
+        f"--exercise {count + 1} was not refused: the README lists {count}"
 
 
 @pytest.mark.parametrize("readme", ["README.md", "README.zh-CN.md"])
@@ -60,7 +64,11 @@ def test_each_exercise_has_an_answer_from_the_reference(lesson, readme):
         if not block:
             problems.append(f"exercise {number}: no {ANSWER[readme]} block under it")
             continue
-        logs = LOG.findall(block.group(1))
+        answer, other_gpus, _ = block.group(1).partition(OTHER_GPUS[readme])
+        if not other_gpus:
+            problems.append(f"exercise {number}: the answer says nothing of other GPUs "
+                            f"({OTHER_GPUS[readme]})")
+        logs = LOG.findall(answer)
         if not logs:
             problems.append(f"exercise {number}: the answer names no reference log")
             continue
@@ -72,7 +80,7 @@ def test_each_exercise_has_an_answer_from_the_reference(lesson, readme):
                 continue
             printed += path.read_text()
         found = set(re.findall(r"(?<![\w.])\d+(?:\.\d+)?", printed))
-        figures = {f for f in FIGURE.findall(LOG.sub("", block.group(1)))}
+        figures = set(FIGURE.findall(LOG.sub("", answer)))
         missing = sorted(figures - found, key=float)
         if missing:
             problems.append(f"exercise {number}: {missing} are in no log it names ({logs})")
