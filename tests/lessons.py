@@ -103,8 +103,8 @@ EXERCISE_OUTCOMES = {
     # one label: the lesson's destroys leave nothing held; destroys without the NULL check count
     # releases that never were, and leave CUDA's last error for the next launch to be blamed for
     ("05_raii_style_c", 2): r"(?s)^answer 2, handles still held after the label, every fault "
-                            r"point, the lesson's destroy functions: 0 handles.*^answer 2, change in the "
-                            r"count of live resources over the walk, destroy functions without the "
+                            r"point, the lesson's destroy functions: 0 handles.*^answer 2, "
+                            r"change in the count of live resources over the walk, destroy functions without the "
                             r"check: -[1-9]\d* resources.*^answer 2, CUDA calls refusing a zeroed "
                             r"handle, destroy functions without the check: [1-9]\d* calls.*^answer "
                             r"2, valid launches after the label whose check reported an error, "
@@ -125,7 +125,8 @@ EXERCISE_OUTCOMES = {
     # two staging buffers: the CPU and the GPU mostly take turns
     ("06_overlap_pipeline", 5): r"(?s)^answer 5, efficiency of the staged run on \d+ threads, 2 "
                                 r"staging buffers: 0\.[0-7]\d* of its bound.*"
-                                r"^answer 5, time with 2 staging buffers over \d+'s, in turns, rep by rep \([^)]*\): "
+                                r"^answer 5, time with 2 staging buffers over \d+'s, in turns, "
+                                r"rep by rep \([^)]*\): "
                                 r"(?:1\.(?:0[5-9]|[1-9])|[2-9])[\d.]* x",
 }
 
