@@ -104,8 +104,8 @@ EXERCISE_OUTCOMES = {
     # releases that never were, and leave CUDA's last error for the next launch to be blamed for
     ("05_raii_style_c", 2): r"(?s)^answer 2, handles still held after the label, every fault "
                             r"point, the lesson's destroy functions: 0 handles.*^answer 2, "
-                            r"change in the count of live resources over the walk, destroy functions without the "
-                            r"check: -[1-9]\d* resources.*^answer 2, CUDA calls refusing a zeroed "
+                            r"change in the count of live resources over the walk, destroy "
+                            r"functions without the check: -[1-9]\d* resources.*^answer 2, CUDA calls refusing a zeroed "
                             r"handle, destroy functions without the check: [1-9]\d* calls.*^answer "
                             r"2, valid launches after the label whose check reported an error, "
                             r"destroy functions without the check: [1-9]\d* of \d+ runs",
