@@ -102,13 +102,14 @@ EXERCISE_OUTCOMES = {
                             r"event per stream, c's copy held back 20 ms: 0 of \d+",
     # one label: the lesson's destroys leave nothing held; destroys without the NULL check count
     # releases that never were, and leave CUDA's last error for the next launch to be blamed for
-    ("05_raii_style_c", 2): r"(?s)^answer 2, handles still held after the label, every fault "
-                            r"point, the lesson's destroy functions: 0 handles.*^answer 2, "
-                            r"change in the count of live resources over the walk, destroy "
-                            r"functions without the check: -[1-9]\d* resources.*^answer 2, CUDA calls refusing a zeroed "
-                            r"handle, destroy functions without the check: [1-9]\d* calls.*^answer "
-                            r"2, valid launches after the label whose check reported an error, "
-                            r"destroy functions without the check: [1-9]\d* of \d+ runs",
+    ("05_raii_style_c", 2): (r"(?s)^answer 2, handles still held after the label, every fault "
+                             r"point, the lesson's destroy functions: 0 handles"
+                             r".*^answer 2, change in the count of live resources over the walk, "
+                             r"destroy functions without the check: -[1-9]\d* resources"
+                             r".*^answer 2, CUDA calls refusing a zeroed handle, destroy functions "
+                             r"without the check: [1-9]\d* calls"
+                             r".*^answer 2, valid launches after the label whose check reported an "
+                             r"error, destroy functions without the check: [1-9]\d* of \d+ runs"),
     # two events more than the lesson's 16 acquisitions
     ("05_raii_style_c", 3): r"^answer 3, acquisitions of the whole run, which --fail-at walks: 18 ",
     # two buffers: at most two engines at once
