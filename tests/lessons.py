@@ -121,11 +121,9 @@ EXERCISE_OUTCOMES = {
     ("06_overlap_pipeline", 3): r"(?s)^answer 3, efficiency at 16 chunks: 0\.\d+ of its bound.*"
                                 r"^answer 3, efficiency at 512 chunks: 0\.\d+ of its bound",
     # two staging buffers: the CPU and the GPU mostly take turns
-    ("06_overlap_pipeline", 5): r"(?s)^answer 5, efficiency of the staged run on \d+ threads, 2 "
-                                r"staging buffers: 0\.[0-7]\d* of its bound.*"
-                                r"^answer 5, time with 2 staging buffers over \d+'s, in turns, "
-                                r"rep by rep \([^)]*\): "
-                                r"(?:1\.(?:0[5-9]|[1-9])|[2-9])[\d.]* x",
+    # (its time against 8 slots' moves less than its spread: not asserted)
+    ("06_overlap_pipeline", 5): r"^answer 5, efficiency of the staged run on \d+ threads, 2 "
+                                r"staging buffers: 0\.[0-7]\d* of its bound",
 }
 
 
