@@ -626,6 +626,70 @@ static void exercise_figures_are_read_from_the_reference(void)
     rmdir(folder);
 }
 
+/* What exercise_answer() printed for one figure against the reference in `folder`. */
+static const char *answer_against(const char *folder, const char *key, double value,
+                                  struct csv_row measured)
+{
+    static char text[2048];
+    const struct gpu_info gpu = {.name = "NVIDIA H200", .cc = "9.0", .driver = "580",
+                                 .runtime = "13.0"};
+    struct csv csv = {.lesson = "02_streams", .gpu = &gpu};
+    setenv("EXERCISE_REFERENCE", folder, 1);
+    fflush(stdout);
+    FILE *out = tmpfile();
+    int saved = dup(1);
+    dup2(fileno(out), 1);
+    exercise_answer(&csv, 1, key, "a figure", value, "x", measured);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    rewind(out);
+    text[fread(text, 1, sizeof text - 1, out)] = '\0';
+    fclose(out);
+    unsetenv("EXERCISE_REFERENCE");
+    return text;
+}
+
+static void exercise_answers_are_set_beside_the_reference(void)
+{
+    char folder[] = "/tmp/test_common_answers_XXXXXX";
+    if (!mkdtemp(folder)) {
+        fail("no temporary directory");
+        return;
+    }
+    char path[128];
+    snprintf(path, sizeof path, "%s/02_streams_exercises.csv", folder);
+    FILE *f = fopen(path, "w");
+    fprintf(f, "%s\n", CSV_HEADER);
+    fprintf(f, "02_streams,exercise,speedup,none,4096,10,1,1,1,,NVIDIA H200,9.0,580,13.0,"
+               "clock=host;exercise=1;value=2\n");
+    fprintf(f, "02_streams,exercise,wait,none,4096,10,1,1,1,,NVIDIA H200,9.0,580,13.0,"
+               "clock=host;exercise=1;value=-0.5\n");
+    fclose(f);
+    struct csv_row same = {.bytes = 4096, .reps = 10};
+    const char *text = answer_against(folder, "speedup", 2.1, same);
+    if (!strstr(text, "answer 1, a figure: 2.1 x") || !strstr(text, ": 2 x; yours is 5.0% higher "
+                                                               "(within 10% apart)"))
+        fail("a close figure: %s", text);
+    text = answer_against(folder, "speedup", 3, same);
+    if (!strstr(text, "yours is 50.0% higher (over 10% apart: see the README)"))
+        fail("a far figure: %s", text);
+    text = answer_against(folder, "wait", -0.25, same);
+    if (!strstr(text, "yours is 50.0% higher"))
+        fail("a negative reference: %s", text);
+    text = answer_against(folder, "speedup", 2, (struct csv_row){.bytes = 8192, .reps = 10});
+    if (!strstr(text, "(yours: 8192, 10): not compared"))
+        fail("other settings compared: %s", text);
+    text = answer_against(folder, "other", 2, same);
+    if (!strstr(text, "has no figure 'other'"))
+        fail("a missing figure: %s", text);
+    remove(path);
+    text = answer_against(folder, "speedup", 2, same);
+    if (!strstr(text, "no reference for the NVIDIA H200"))
+        fail("a missing reference: %s", text);
+    rmdir(folder);
+}
+
 int main(void)
 {
     RUN(sizes_with_binary_suffixes_are_accepted);
@@ -655,5 +719,6 @@ int main(void)
     RUN(cpu_lists_are_counted);
     RUN(gpu_names_become_the_folders_run_all_makes);
     RUN(exercise_figures_are_read_from_the_reference);
+    RUN(exercise_answers_are_set_beside_the_reference);
     return failures;
 }
