@@ -591,24 +591,36 @@ static void gpu_names_become_the_folders_run_all_makes(void)
     }
 }
 
-static void exercise_figures_are_read_from_the_reference(void)
+/* A reference folder in /tmp holding 02_streams_exercises.csv: the header, then `rows`. Fills
+ * folder (a mkdtemp template) and path; false when it cannot be made. */
+static bool reference_fixture(char *folder, char *path, size_t len, const char *rows)
 {
-    char folder[] = "/tmp/test_common_reference_XXXXXX";
     if (!mkdtemp(folder)) {
         fail("no temporary directory");
-        return;
+        return false;
     }
-    char path[128];
-    snprintf(path, sizeof path, "%s/02_streams_exercises.csv", folder);
+    snprintf(path, len, "%s/02_streams_exercises.csv", folder);
     FILE *f = fopen(path, "w");
-    fprintf(f, "%s\n", CSV_HEADER);
-    fprintf(f, "02_streams,exercise,\"speedup, 16 streams\",none,4096,7,1,1,1,,"
-               "\"NVIDIA H200\",9.0,580,13.0,clock=gpu_event;exercise=1;value=2.5;contended=1\n");
-    fprintf(f, "02_streams,exercise,latency,none,0,1,1,1,1,,NVIDIA H200,9.0,580,13.0,"
-               "exercise=3;novalue=7\n");
-    fprintf(f, "02_streams,exercise,empty,none,0,1,1,1,1,,NVIDIA H200,9.0,580,13.0,value=\n");
-    fprintf(f, "02_streams,bandwidth,lesson,none,0,1,1,1,1,,NVIDIA H200,9.0,580,13.0,value=9\n");
+    if (!f) {
+        fail("cannot write %s", path);
+        return false;
+    }
+    fprintf(f, "%s\n%s", CSV_HEADER, rows);
     fclose(f);
+    return true;
+}
+
+static void exercise_figures_are_read_from_the_reference(void)
+{
+    char folder[] = "/tmp/test_common_reference_XXXXXX", path[128];
+    if (!reference_fixture(folder, path, sizeof path,
+            "02_streams,exercise,\"speedup, 16 streams\",none,4096,7,1,1,1,,\"NVIDIA H200\",9.0,"
+            "580,13.0,clock=gpu_event;exercise=1;value=2.5;contended=1\n"
+            "02_streams,exercise,latency,none,0,1,1,1,1,,NVIDIA H200,9.0,580,13.0,"
+            "exercise=3;novalue=7\n"
+            "02_streams,exercise,empty,none,0,1,1,1,1,,NVIDIA H200,9.0,580,13.0,value=\n"
+            "02_streams,bandwidth,lesson,none,0,1,1,1,1,,NVIDIA H200,9.0,580,13.0,value=9\n"))
+        return;
     struct exercise_figure got = {0};
     if (exercise_reference(folder, "02_streams", "speedup, 16 streams", &got) || got.value != 2.5 ||
         got.bytes != 4096 || got.reps != 7)
@@ -652,20 +664,13 @@ static const char *answer_against(const char *folder, const char *key, double va
 
 static void exercise_answers_are_set_beside_the_reference(void)
 {
-    char folder[] = "/tmp/test_common_answers_XXXXXX";
-    if (!mkdtemp(folder)) {
-        fail("no temporary directory");
+    char folder[] = "/tmp/test_common_answers_XXXXXX", path[128];
+    if (!reference_fixture(folder, path, sizeof path,
+            "02_streams,exercise,speedup,none,4096,10,1,1,1,,NVIDIA H200,9.0,580,13.0,"
+            "clock=host;exercise=1;value=2\n"
+            "02_streams,exercise,wait,none,4096,10,1,1,1,,NVIDIA H200,9.0,580,13.0,"
+            "clock=host;exercise=1;value=-0.5\n"))
         return;
-    }
-    char path[128];
-    snprintf(path, sizeof path, "%s/02_streams_exercises.csv", folder);
-    FILE *f = fopen(path, "w");
-    fprintf(f, "%s\n", CSV_HEADER);
-    fprintf(f, "02_streams,exercise,speedup,none,4096,10,1,1,1,,NVIDIA H200,9.0,580,13.0,"
-               "clock=host;exercise=1;value=2\n");
-    fprintf(f, "02_streams,exercise,wait,none,4096,10,1,1,1,,NVIDIA H200,9.0,580,13.0,"
-               "clock=host;exercise=1;value=-0.5\n");
-    fclose(f);
     struct csv_row same = {.bytes = 4096, .reps = 10};
     const char *text = answer_against(folder, "speedup", 2.1, same);
     if (!strstr(text, "answer 1, a figure: 2.1 x") || !strstr(text, ": 2 x; yours is 5.0% higher "
