@@ -589,6 +589,42 @@ int cli_parse(int argc, char **argv, const char *summary, struct common_args *ar
     return CLI_CONTINUE;
 }
 
+/* ------------------------------------------------------------------ the deep layer */
+
+/* Whether the comma-separated `list` holds `name` as one of its items. */
+static bool list_holds(const char *list, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *item = list; item; item = strchr(item, ',') ? strchr(item, ',') + 1 : NULL)
+        if (strncmp(item, name, len) == 0 && (item[len] == ',' || item[len] == '\0'))
+            return true;
+    return false;
+}
+
+int deep_check(const char *deep, const char *const *parts, size_t n)
+{
+    for (const char *item = deep; item; item = strchr(item, ',') ? strchr(item, ',') + 1 : NULL) {
+        size_t len = strcspn(item, ",");
+        bool known = len == 3 && strncmp(item, "all", 3) == 0;
+        for (size_t i = 0; i < n && !known; i++)
+            known = strlen(parts[i]) == len && strncmp(item, parts[i], len) == 0;
+        if (!known) {
+            fprintf(stderr, "%s: --deep has no part '%.*s'; expected all, or some of:",
+                    program_name, (int)len, item);
+            for (size_t i = 0; i < n; i++)
+                fprintf(stderr, "%s%s", i ? "," : " ", parts[i]);
+            fprintf(stderr, " (joined by commas; see --help)\n");
+            return EXIT_USAGE;
+        }
+    }
+    return CLI_CONTINUE;
+}
+
+bool deep_wants(const char *deep, const char *part)
+{
+    return deep && (list_holds(deep, "all") || list_holds(deep, part));
+}
+
 /* ------------------------------------------------------------------ results */
 
 void csv_field(FILE *file, const char *text)

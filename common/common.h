@@ -7,6 +7,7 @@
  *   timing ................ host_ms(), stats_summarize(), gbps()
  *   data and checking ..... fill_random(), vector_add_verified(), chunk_bounds()
  *   command line .......... cli_parse() with the flags every program has, plus a lesson's own
+ *   the deep layer ........ --deep PARTS: deep_check(), deep_wants()
  *   results ............... csv_open() / csv_write() / csv_close(): one schema for every lesson
  *
  * Host code is ISO C11. The CUDA runtime API is a C API, so this header includes it directly.
@@ -356,6 +357,23 @@ void csv_record(struct csv *csv, const struct csv_row *row);
 
 /* Writes one CSV field, quoted when it holds a comma, quote or line break (RFC 4180). */
 void csv_field(FILE *file, const char *text);
+
+/* ------------------------------------------------------------------ the deep layer */
+
+/* A lesson's default run is the lecture's point, short enough for a class to run together. What
+ * the lesson measures beyond it is its deep layer: parts that DEEP.md explains, each in a file
+ * named for what it measures. `--deep all` runs every part after the lesson, `--deep a,b` the parts
+ * named; `make run-all FULL=1` passes `--deep all`. `parts` is the help text's list of them. */
+#define DEEP_OPTION(value, parts)                                                                \
+    {"--deep", OPT_PATH, (value), 0, 0, "PARTS",                                                 \
+     "after the lesson, run these parts of DEEP.md too: all, or some of " parts                  \
+     " (joined by commas)", 0}
+
+/* CLI_CONTINUE when every name in `deep` (NULL: none) is "all" or one of the n `parts`; else
+ * EXIT_USAGE, after one line naming the part it does not know and the ones it does. */
+int deep_check(const char *deep, const char *const *parts, size_t n);
+/* Whether `deep` (already checked) asks for `part`. */
+bool deep_wants(const char *deep, const char *part);
 
 /* ------------------------------------------------------------------ exercises */
 

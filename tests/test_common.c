@@ -177,6 +177,25 @@ static void cli_remembers_which_flags_were_given(void)
         fail("a new parse should forget the flags of the last one");
 }
 
+static void deep_parts_are_named_or_all(void)
+{
+    const char *const parts[] = {"alignment", "batching", "zero-copy"};
+    if (deep_check(NULL, parts, 3) != CLI_CONTINUE || deep_wants(NULL, "batching"))
+        fail("no --deep should ask for no part");
+    if (deep_check("all", parts, 3) != CLI_CONTINUE || !deep_wants("all", "zero-copy"))
+        fail("--deep all should ask for every part");
+    if (deep_check("zero-copy,alignment", parts, 3) != CLI_CONTINUE ||
+        !deep_wants("zero-copy,alignment", "alignment") ||
+        deep_wants("zero-copy,alignment", "batching"))
+        fail("--deep zero-copy,alignment should ask for those two alone");
+    if (deep_wants("alignments", "alignment") || deep_wants("align", "alignment"))
+        fail("a part is asked for by its whole name only");
+    const char *bad[] = {"align", "alignment,", ",batching", "", "all,bogus", "zero"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (deep_check(bad[i], parts, 3) != EXIT_USAGE)
+            fail("--deep '%s' should be refused", bad[i]);
+}
+
 static void cli_help_exits_zero(void)
 {
     struct common_args a;
@@ -705,6 +724,7 @@ int main(void)
     RUN(cli_keeps_defaults);
     RUN(cli_remembers_which_flags_were_given);
     RUN(cli_help_exits_zero);
+    RUN(deep_parts_are_named_or_all);
     RUN(cli_refuses_bad_input);
     RUN(cli_refuses_repeated_flags);
     RUN(median_of_odd_and_even_counts);
