@@ -7,6 +7,7 @@
 #   V=1        echo every command
 #   ARGS       extra flags for `make run-<lesson>`, e.g. ARGS="--size 1G"
 #   EXERCISE   `make run-<lesson> EXERCISE=N` runs exercise N of the lesson's README
+#   DEVICE     which GPU: `make run-<lesson> DEVICE=1`, `make run-all DEVICE=1` (default 0)
 
 LESSONS := 01_sync_copy 02_streams 03_events 04_pinned_memory 05_raii_style_c \
            06_overlap_pipeline
@@ -88,9 +89,10 @@ all: $(PROGRAMS)
 $(LESSONS): %: $(BIN)/%
 
 # A program without a GPU says so in one sentence and exits 77: nothing failed.
+RUN_FLAGS = $(if $(DEVICE),--device $(DEVICE)) $(if $(EXERCISE),--exercise $(EXERCISE)) $(ARGS)
 $(addprefix run-,$(LESSONS)): run-%: $(BIN)/%
-	@echo ./$(BIN)/$* $(if $(EXERCISE),--exercise $(EXERCISE)) $(ARGS)
-	@./$(BIN)/$* $(if $(EXERCISE),--exercise $(EXERCISE)) $(ARGS); status=$$?; \
+	@echo ./$(BIN)/$* $(RUN_FLAGS)
+	@./$(BIN)/$* $(RUN_FLAGS); status=$$?; \
 		[ $$status -eq 77 ] || exit $$status
 
 define program_rule
