@@ -8,6 +8,7 @@
 #   ARGS       extra flags for `make run-<lesson>`, e.g. ARGS="--size 1G"
 #   EXERCISE   `make run-<lesson> EXERCISE=N` runs exercise N of the lesson's README
 #   DEVICE     which GPU: `make run-<lesson> DEVICE=1`, `make run-all DEVICE=1` (default 0)
+#   FULL=1     `make run-all FULL=1`: every lesson's deep layer (--deep all) and exercises too
 
 LESSONS := 01_sync_copy 02_streams 03_events 04_pinned_memory 05_raii_style_c \
            06_overlap_pipeline
@@ -125,10 +126,11 @@ $(OBJ)/%.cu.o: %.cu $(FLAGS_STAMP)
 
 # ------------------------------------------------------------------- run, plot, test
 
-# Runs every lesson with its defaults into results/<gpu>/, one summary line each, then the plots.
+# Runs every lesson with its defaults into results/<gpu>/, one summary line each, then the plots;
+# FULL=1 runs each lesson's deep layer and exercises too (what results/reference/ is made of).
 # Without a GPU, run_all.sh draws the shipped reference instead and exits 77: nothing failed.
 run-all: all
-	$(Q)MAKE="$(MAKE)" scripts/run_all.sh $(LESSONS); status=$$?; [ $$status -eq 77 ] || exit $$status
+	$(Q)MAKE="$(MAKE)" FULL="$(FULL)" DEVICE="$(DEVICE)" scripts/run_all.sh $(LESSONS); status=$$?; [ $$status -eq 77 ] || exit $$status
 
 # Draws whatever results exist (yours under results/<gpu>/, and the shipped reference).
 # `make plots LANG=zh` writes the figures in Chinese into plots/out/zh/; only LANG given on the
@@ -190,6 +192,7 @@ help:
 	@echo 'make run-<lesson>  build and run one lesson; flags go in ARGS="--size 1G"'
 	@echo '                   (EXERCISE=N: run exercise N of its README instead)'
 	@echo 'make run-all       run every lesson into results/<gpu>/ (CSV + log), then the plots'
+	@echo '                   (FULL=1: every deep layer and exercise too; DEVICE=N: on GPU N)'
 	@echo 'make plots         draw results/<gpu>/ and results/reference/ into plots/out/'
 	@echo '                   (LANG=zh: in Chinese, into plots/out/zh/; needs a Chinese font)'
 	@echo 'make test          all tests; GPU parts are skipped (and counted) without a GPU'

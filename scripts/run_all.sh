@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
-# run_all.sh LESSON... - behind `make run-all`: runs every lesson with its defaults, then each of
-# its exercises, into results/<gpu>/ (LESSON.csv, LESSON.log, LESSON_exercises.csv and .log, and
-# meta.txt), one summary line per lesson and per lesson's exercises, then the plots.
+# run_all.sh LESSON... - behind `make run-all`: runs every lesson into results/<gpu>/ (LESSON.csv,
+# LESSON.log and meta.txt), one summary line per lesson with its seconds, then the plots.
 #
-# Environment: DEVICE (GPU index, default 0), RESULTS_DIR (default results), MAKE, and COMMIT
-# (what meta.txt records when the tree is not a git checkout).
+# Two modes. The classroom run (the default) runs each lesson as a student meets it: its default
+# run, what the student pages and the comparison plots show. FULL=1 runs each lesson's deep layer
+# too (--deep all), then each of its exercises (LESSON_exercises.csv and .log): what
+# results/reference/ is made of.
+#
+# Environment: FULL (1: the full run), DEVICE (GPU index, default 0), RESULTS_DIR (default
+# results), MAKE, and COMMIT (what meta.txt records when the tree is not a git checkout).
 # Exit status: 0 when every lesson verified, 77 when there is no GPU (after drawing the shipped
 # reference), 1 when a lesson failed.
 set -u
 cd "$(dirname "$0")/.."
 device=${DEVICE:-0}
+full=${FULL:-0}
+[ "$full" = 1 ] || full=0
+run_start_ns=$(date +%s%N)
 
 no_gpu() {
     echo "run-all: $1, so there is nothing to measure here; drawing the shipped reference results (results/reference/) into plots/out/ instead." >&2
@@ -33,7 +40,13 @@ query() { nvidia-smi --query-gpu="$1" --format=csv,noheader -i "$device" 2>/dev/
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "host: $(uname -srm), $(nproc) CPUs"
     echo "commit: ${COMMIT:-$(git describe --always --dirty 2>/dev/null || echo unknown)}"
-    echo "command: make run-all (each lesson with its defaults, then each --exercise N, --device $device)"
+    if [ "$full" = 1 ]; then
+        echo "mode: full (each lesson with --deep all, then each --exercise N)"
+        echo "command: make run-all FULL=1 DEVICE=$device"
+    else
+        echo "mode: classroom (each lesson's default run)"
+        echo "command: make run-all DEVICE=$device"
+    fi
 } >"$dir/meta.txt"
 
 declare -a summary measured
@@ -44,7 +57,8 @@ for lesson in "$@"; do
     echo "=== $lesson"
     start_ns=$(date +%s%N)
     extra=()
-    [ "$lesson" = 06_overlap_pipeline ] && extra=(--trace "$dir/${lesson}_trace") # its timeline
+    [ "$full" = 1 ] && extra=(--deep all)
+    [ "$lesson" = 06_overlap_pipeline ] && extra+=(--trace "$dir/${lesson}_trace") # its timeline
     build/bin/"$lesson" --device "$device" --csv "$csv" "${extra[@]}" 2>&1 | tee "$log"
     rc=${PIPESTATUS[0]}
     tenths=$((($(date +%s%N) - start_ns) / 100000000))
@@ -62,6 +76,7 @@ done
 # Every verified lesson's exercises, N = 1 to the count that exercise 1 prints ("exercise 1 of 3: ..."),
 # into LESSON_exercises.csv and .log: what the READMEs' answers quote, and what `--exercise N`
 # sets a student's figures against.
+[ "$full" = 1 ] || measured=()
 for lesson in "${measured[@]}"; do
     csv=$dir/${lesson}_exercises.csv log=$dir/${lesson}_exercises.log
     rm -f "$csv" "$log"
@@ -89,6 +104,9 @@ done
 # Lessons that saw another process on the GPU marked the rows measured meanwhile (contended=1).
 contended=$(grep -l 'contended=1' "$dir"/*.csv 2>/dev/null | xargs -r -n 1 basename | sed 's/\.csv$//' | paste -sd, -)
 echo "contended: $([ -n "$contended" ] && echo "1 ($contended)" || echo 0)" >>"$dir/meta.txt"
+
+tenths=$((($(date +%s%N) - run_start_ns) / 100000000))
+echo "seconds: $((tenths / 10)).$((tenths % 10)) (the lessons$([ "$full" = 1 ] && echo ", their deep layers and exercises"), not the build or the plots)" >>"$dir/meta.txt"
 
 echo "=== plots"
 "${MAKE:-make}" --no-print-directory plots || status=1
