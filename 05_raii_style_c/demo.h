@@ -3,6 +3,9 @@
  *   run_sync_baseline()  demo_scoped.c  cleanup attributes (GNU C)
  *   run_async_demo()     demo_goto.c    the goto ladder (ISO C11)
  * Both return EXIT_VERIFIED or EXIT_ERROR, having released everything they acquired.
+ *   demo_report()        demo_report.c  the demo's table and CSV rows
+ *   scoped_faults()      scoped_faults.c  --deep scoped: the synchronous half, made to fail at
+ *                                         each of its acquisitions in turn
  */
 #ifndef DEMO_H
 #define DEMO_H
@@ -28,6 +31,13 @@ struct demo_samples {
 
 int run_sync_baseline(const struct demo_config *cfg, struct demo_samples *out);
 int run_async_demo(const struct demo_config *cfg, struct demo_samples *out);
+
+/* Prints the demo's table from both halves' samples and writes its CSV rows. */
+int demo_report(const struct demo_config *cfg, struct demo_samples *s, struct csv *csv);
+
+/* --deep scoped: run_sync_baseline() made to fail at acquisition 1, then 2, ... until a run
+ * fails none; prints and writes what the walk found. */
+int scoped_faults(struct csv *csv);
 
 /* Everything the asynchronous half owns (the exercises acquire the same). */
 struct async_resources {

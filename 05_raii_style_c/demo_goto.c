@@ -86,6 +86,30 @@ static int one_run(const struct demo_config *cfg, struct async_resources *r, dou
     return EXIT_VERIFIED;
 }
 
+/* The untimed warm-up, then cfg->reps timed runs, each verified. */
+static int all_runs(const struct demo_config *cfg, struct async_resources *r,
+                    struct demo_samples *out)
+{
+    fill_random(r->h_a.data, cfg->n, 1);
+    fill_random(r->h_b.data, cfg->n, 2);
+    for (int rep = -1; rep < cfg->reps; rep++) {
+        memset(r->h_c.data, 0xff, cfg->n * sizeof(float));
+        double times[4] = {0};
+        if (one_run(cfg, r, times) ||
+            !vector_add_verified(r->h_a.data, r->h_b.data, r->h_c.data, cfg->n,
+                                 "asynchronous result"))
+            return EXIT_ERROR;
+        if (rep >= 0) {
+            out->async_total[rep] = times[0];
+            out->cpu_work[rep] = times[1];
+            out->waiting[rep] = times[2];
+            if (cfg->time_with_events)
+                out->gpu_span[rep] = times[3];
+        }
+    }
+    return EXIT_VERIFIED;
+}
+
 int run_async_demo(const struct demo_config *cfg, struct demo_samples *out)
 {
     const size_t bytes = cfg->n * sizeof(float);
@@ -114,26 +138,8 @@ int run_async_demo(const struct demo_config *cfg, struct demo_samples *out)
                                   cuda_event_create(&r.stop, cudaEventDefault)))
         goto out_destroy_events;
     out->async_held = async_resources_held(&r);
+    rc = all_runs(cfg, &r, out);
 
-    fill_random(r.h_a.data, cfg->n, 1);
-    fill_random(r.h_b.data, cfg->n, 2);
-    for (int rep = -1; rep < cfg->reps; rep++) {
-        memset(r.h_c.data, 0xff, bytes);
-        double times[4] = {0};
-        if (one_run(cfg, &r, times))
-            goto out_destroy_events;
-        if (!vector_add_verified(r.h_a.data, r.h_b.data, r.h_c.data, cfg->n,
-                                 "asynchronous result"))
-            goto out_destroy_events;
-        if (rep >= 0) {
-            out->async_total[rep] = times[0];
-            out->cpu_work[rep] = times[1];
-            out->waiting[rep] = times[2];
-            if (cfg->time_with_events)
-                out->gpu_span[rep] = times[3];
-        }
-    }
-    rc = EXIT_VERIFIED;
 
 out_destroy_events:
     /* After an error, copies may still be in flight: let them finish before their buffers go. */

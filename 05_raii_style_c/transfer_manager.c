@@ -1,4 +1,16 @@
-/* transfer_manager.c - see transfer_manager.h. */
+/*
+ * transfer_manager.c - the lecture's AsyncTransferManager (section 5.3) in C, with its bug fixed.
+ *
+ * The lecture's manager records one shared event after every copy, whatever the stream. But an
+ * event marks one point in one stream, and recording it again moves it: after a copy in stream A
+ * and then one in stream B, the event marks only B's copy, and waitForAllTransfers() can return
+ * while A's copy is still running. This manager keeps one event per stream it has seen, records
+ * it again after each copy in that stream (a stream runs in order, so its latest copy finishing
+ * means all its earlier ones have), and waits for every one of them.
+ *
+ * ONE_SHARED_EVENT builds the lecture's manager instead, bug included, for exercise 1 of the
+ * README: every stream's copies record the same event.
+ */
 #include "transfer_manager.h"
 
 #include "common.h"
