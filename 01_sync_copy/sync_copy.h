@@ -1,5 +1,7 @@
 /*
- * sync_copy.h - what the exercises (exercises.c) reuse of lesson 01's parts (main.c).
+ * sync_copy.h - what main.c hands to lesson 01's other files: the deep parts (kernel_alone.c,
+ * copy_return.c), what part 1 prints (phases.c) and the exercises (exercises.c,
+ * exercises_cpu_load.c). None of them calls into main.c.
  */
 #ifndef SYNC_COPY_H
 #define SYNC_COPY_H
@@ -18,31 +20,53 @@ struct phase_times {
     double launch_ms;         /* host clock: how long the kernel launch itself took to return */
 };
 
-/* Part 1's three vectors on each side. Pageable host memory: what malloc gives, and what most
- * programs have. */
+/* Part 1's three vectors on each side; the host's are pageable (malloc). */
 struct vectors {
     float *h_a, *h_b, *h_c, *d_a, *d_b, *d_c;
     size_t n;
 };
-struct vectors vectors_alloc(size_t n);
-void vectors_free(struct vectors *v);
 
-/* One repetition of part 1 on v, its phases marked by the events `mark`, c verified (the end of
- * the program when it is wrong). wait_for_kernel: the cudaDeviceSynchronize after the launch
- * (exercise 2 leaves it out). */
-struct phase_times one_repetition(const struct vectors *v, cudaEvent_t mark[N_PHASES],
-                                  bool wait_for_kernel);
+/* phases.c: part 1's table (median of `reps` repetitions on both clocks) and its CSV rows. */
+void print_phases(const struct vectors *v, const struct phase_times *times, int reps,
+                  struct csv *csv);
 
-/* Part 1 at `bytes` per vector: its table and the kernel alone, printed and recorded. Returns the
- * `reps` repetitions' times (the caller frees them). */
-struct phase_times *vector_add_sync(size_t bytes, int reps, const struct gpu_info *gpu,
-                                    struct csv *csv);
+/* kernel_alone.c, `--deep kernel-alone`: the kernel timed without its launch, 10 launches
+ * queued behind a gate, beside the device memory's peak. */
+void kernel_alone(const struct vectors *v, cudaEvent_t mark[N_PHASES], int reps,
+                  const struct gpu_info *gpu, struct csv *csv);
 
-/* One blocking copy, as part 2 times it: host clock, from an idle GPU until the copy is done. */
+/* copy_return.c: one blocking copy timed from an idle GPU until it is done (host clock); and
+ * `--deep early-return`: of `reps` more calls, how many returned while the GPU still copied. */
 double time_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
+int count_early(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, int reps);
 
-/* Runs exercise n (1 to EXERCISES) in place of the lesson, from choosing the GPU to closing the
- * CSV; returns main's exit code. */
-int run_exercise(int n, struct common_args *args, size_t sweep_max);
+/* One sweep's table (copy_return.c): the title, then per size a row, then the best rates; with
+ * `early`, the early-return columns and their totals. */
+struct sweep_table {
+    bool early;
+    double best_h2d, best_d2h;
+    int early_h2d, early_d2h;
+};
+void sweep_header(const char *title, int reps, bool early);
+void sweep_row(struct sweep_table *t, size_t bytes, int reps, const struct stats ms[2],
+               const int early[2], struct csv *csv);
+void sweep_footer(const struct sweep_table *t);
+
+/* exercises.c: opens the run of exercise n (its sizes, the GPU, the CSV), and closes it. */
+int exercise_open(int n, struct common_args *args, size_t *sweep_max, struct gpu_info *gpu,
+                  struct csv *csv);
+int exercise_close(int n, struct csv *csv);
+/* Exercise 1: the three sizes of part 1 it runs and their repetitions; its table and answers. */
+enum { SHARE_SIZES = 3 };
+void share_sizes(const struct common_args *args, size_t bytes[SHARE_SIZES],
+                 int reps[SHARE_SIZES]);
+void copy_shares(const size_t bytes[SHARE_SIZES], const int reps[SHARE_SIZES],
+                 struct phase_times *times[SHARE_SIZES], struct csv *csv);
+/* Exercise 2: part 1 with the synchronize after the launch and without it, in turns. */
+enum { WITH_SYNC, WITHOUT_SYNC, N_WAYS };
+void no_wait_for_kernel(size_t bytes, int reps, struct phase_times *times[N_WAYS],
+                        struct csv *csv);
+/* exercises_cpu_load.c, exercise 3: the sweep's copies on idle CPUs and with every CPU busy. */
+void copies_under_load(int reps, size_t sweep_max, struct csv *csv);
 
 #endif /* SYNC_COPY_H */
