@@ -1,11 +1,12 @@
 /*
  * exercises.c - `--exercise N`: the exercises of README.md, each run in place of the lesson with
- * the lesson's own functions (streams.h), the change it asks for passed as a parameter:
+ * the lesson's own functions, the change it asks for passed as a parameter. main.c runs the
+ * first with its run_split(); this file plans it and answers:
  *
  *   1. experiment 1 over 1, 2, 4, ... 32 streams, and the same runs without their kernels: the
  *      copies alone, whose time no split over streams can beat
- *   2. experiment 3's first case with a cudaMemsetAsync in stream 0 in place of the tiny kernel
- *   3. experiment 4 with filler blocks of 1 ms in place of 0.1 ms
+ *   2. experiment 2's first case with a cudaMemsetAsync in stream 0 in place of the tiny kernel
+ *   3. the priorities part (--deep priorities) with filler blocks of 1 ms in place of 0.1 ms
  *
  * Each ends with its answer figures, each beside the shipped reference's (exercise_record()).
  */
@@ -18,12 +19,6 @@
 /* ------------------------------------------------------------------------------------------ *
  * 1. Experiment 1 over 1 to 32 streams, against what the copies alone need.
  * ------------------------------------------------------------------------------------------ */
-
-enum { MAX_COUNTS = 8 }; /* 1, 2, 4, ..., 64 */
-
-/* The runs of each stream count, in turns: experiment 1 from pageable and from pinned memory,
- * and the pinned run's copies alone. */
-enum turn { PAGEABLE, PINNED, COPIES, TURNS };
 
 /* 1, 2, 4, ... below top, then top itself: the README's 2, 4, 16 and 32 where top is
  * SWEEP_TOP. */
@@ -40,22 +35,6 @@ static int stream_counts(int top, int *counts)
 static double *runs(double *ms, int turn, int count, int n_counts, int reps)
 {
     return ms + ((size_t)turn * (size_t)n_counts + (size_t)count) * (size_t)reps;
-}
-
-/* Every run of the sweep, repetition by repetition, so that each ratio compares runs that saw
- * the same link, into ms (runs()). Rep -1 warms each run up. */
-static void sweep_runs(const struct split_data *data, cudaStream_t *streams, const int *counts,
-                       int n_counts, int reps, double *ms)
-{
-    for (int rep = -1; rep < reps; rep++)
-        for (int c = 0; c < n_counts; c++)
-            for (int t = 0; t < TURNS; t++) {
-                double enqueued, total;
-                run_split(t == PAGEABLE ? &data->pageable : &data->pinned, &data->device,
-                          data->n, streams, counts[c], t != COPIES, &enqueued, &total);
-                if (rep >= 0)
-                    runs(ms, t, c, n_counts, reps)[rep] = total;
-            }
 }
 
 /* num[i] / den[i], repetition by repetition, summarised in `ratio` (room for reps). */
@@ -180,24 +159,17 @@ static void answer_sweep(const int *counts, int n_counts, const struct sweep_row
     exercise_record(csv, 1, key, what, rows[top].pageable_x.median, "x", pageable);
 }
 
-static void exercise_streams_sweep(size_t bytes, int top, int reps, struct csv *csv)
+void sweep_begin(struct sweep *sweep, size_t bytes, int top, int reps, struct csv *csv)
 {
     char asks[160], size_text[32];
+    printf("\n");
     snprintf(asks, sizeof asks, "experiment 1 with 1 to %d streams: where does the pinned "
              "speed-up stop growing, and why can it never pass what the copies alone need?", top);
     exercise_begin(csv, 1, EXERCISE_COUNT, asks);
-
-    int counts[MAX_COUNTS];
-    const int n_counts = stream_counts(top, counts);
-    cudaStream_t streams[MAX_STREAMS];
-    for (int s = 0; s < top; s++)
-        CUDA_CHECK(cudaStreamCreateWithFlags(&streams[s], cudaStreamNonBlocking));
-    struct split_data data;
-    split_data_create(bytes, &data);
-    double *ms = samples_or_exit((size_t)TURNS * (size_t)n_counts * (size_t)reps);
-    struct sweep_row rows[MAX_COUNTS];
-    struct sweep_bound bound;
-
+    sweep->n_counts = stream_counts(top, sweep->counts);
+    sweep->reps = reps;
+    sweep->bytes = bytes;
+    sweep->ms = samples_or_exit((size_t)TURNS * (size_t)sweep->n_counts * (size_t)reps);
     printf("c = a + b (%s per vector) split over N streams with cudaMemcpyAsync, host clock, all "
            "runs in\nturns, median of %d. Speed-up: 1 stream's time over N streams', rep by rep. "
            "Copies alone: the\npinned run without its kernels, same streams and order. Bound: 1 "
@@ -205,30 +177,44 @@ static void exercise_streams_sweep(size_t bytes, int top, int reps, struct csv *
            "the pinned run (1 = at the bound).\n~: unsteady, the repetitions spread over %.0f%% "
            "of the median\n", format_bytes(bytes, size_text, sizeof size_text), reps,
            100 * UNSTEADY_MARK);
-    sweep_runs(&data, streams, counts, n_counts, reps, ms);
-    sweep_bound(ms, n_counts, reps, &bound);
-    sweep_rows(ms, n_counts, reps, rows);
-    print_sweep(counts, n_counts, rows);
+}
+
+double *sweep_sample(const struct sweep *sweep, int turn, int count, int rep)
+{
+    return runs(sweep->ms, turn, count, sweep->n_counts, sweep->reps) + rep;
+}
+
+void sweep_end(struct sweep *sweep, struct csv *csv)
+{
+    struct sweep_row rows[MAX_COUNTS];
+    struct sweep_bound bound;
+    sweep_bound(sweep->ms, sweep->n_counts, sweep->reps, &bound);
+    sweep_rows(sweep->ms, sweep->n_counts, sweep->reps, rows);
+    print_sweep(sweep->counts, sweep->n_counts, rows);
     printf("\n");
-    answer_sweep(counts, n_counts, rows, &bound, bytes, reps, csv);
+    answer_sweep(sweep->counts, sweep->n_counts, rows, &bound, sweep->bytes, sweep->reps, csv);
     printf("\nverified: every element of c = a + b in every run with its kernels (the copies "
            "alone compute\nnothing to check)\n");
-
-    free(ms);
-    split_data_destroy(&data);
-    for (int s = 0; s < top; s++)
-        CUDA_CHECK(cudaStreamDestroy(streams[s]));
+    free(sweep->ms);
 }
 
 /* ------------------------------------------------------------------------------------------ *
- * 2. Experiment 3 with a memset in stream 0 in place of the tiny kernel.
+ * 2. Experiment 2 with a memset in stream 0 in place of the tiny kernel.
  * ------------------------------------------------------------------------------------------ */
 
-static void exercise_memset_barrier(int reps, struct csv *csv)
+/* What exercises 2 and 3 print first: they hold no vectors, so main.c gave lesson_open() no size
+ * for them to fit. */
+static void no_vectors(int n)
 {
-    exercise_begin(csv, 2, EXERCISE_COUNT, "experiment 3 with cudaMemsetAsync(..., 0) in stream 0 "
+    printf("exercise %d holds no vectors, only its kernels' timers: --size does not apply\n\n", n);
+}
+
+void exercise_memset_barrier(int reps, struct csv *csv)
+{
+    no_vectors(2);
+    exercise_begin(csv, 2, EXERCISE_COUNT, "experiment 2 with cudaMemsetAsync(..., 0) in stream 0 "
                    "in place of the tiny kernel: is a memset in the legacy stream a barrier too?");
-    /* Experiment 3's first case: A and B in blocking streams, the legacy stream between. */
+    /* Experiment 2's first case: A and B in blocking streams, the legacy stream between. */
     cudaStream_t s1, s2;
     CUDA_CHECK(cudaStreamCreate(&s1));
     CUDA_CHECK(cudaStreamCreate(&s2));
@@ -241,7 +227,7 @@ static void exercise_memset_barrier(int reps, struct csv *csv)
             if (rep >= 0)
                 ms[m * reps + rep] = t;
         }
-    /* Experiment 3's line between A and B side by side and one after the other. */
+    /* Experiment 2's line between A and B side by side and one after the other. */
     const double serialised = 1.5 * spin_ns / 1e6;
     int waited = 0;
     for (int rep = 0; rep < reps; rep++)
@@ -254,7 +240,7 @@ static void exercise_memset_barrier(int reps, struct csv *csv)
            "ms) in blocking stream s2;\nhost clock, in turns, median of %d; over %.2f ms, B "
            "waited for A\n", spin_ns / 1e6, spin_ns / 1e6, reps, serialised);
     const struct { const char *label; struct stats s; } cases[] = {
-        {"tiny kernel in stream 0 (experiment 3)", with_kernel},
+        {"tiny kernel in stream 0 (experiment 2)", with_kernel},
         {"cudaMemsetAsync in stream 0", with_memset},
     };
     for (int c = 0; c < 2; c++)
@@ -268,7 +254,7 @@ static void exercise_memset_barrier(int reps, struct csv *csv)
     const struct csv_row memset_run = {.reps = reps, .ms = with_memset, .params = "clock=host"};
     exercise_record(csv, 2, "memset_total_ms", "A, the memset in stream 0, then B, from A's "
                     "launch to the end", with_memset.median, "ms", memset_run);
-    exercise_record(csv, 2, "kernel_total_ms", "the same with experiment 3's tiny kernel in "
+    exercise_record(csv, 2, "kernel_total_ms", "the same with experiment 2's tiny kernel in "
                     "stream 0", with_kernel.median, "ms", kernel_run);
     snprintf(unit, sizeof unit, "of %d", reps);
     exercise_record(csv, 2, "memset_waits", "repetitions in which B waited for A behind the "
@@ -283,13 +269,14 @@ static void exercise_memset_barrier(int reps, struct csv *csv)
 }
 
 /* ------------------------------------------------------------------------------------------ *
- * 3. Experiment 4 with filler blocks of 1 ms.
+ * 3. The priorities part with filler blocks of 1 ms.
  * ------------------------------------------------------------------------------------------ */
 
-static void exercise_long_filler(const struct gpu_info *gpu, int reps, struct csv *csv)
+void exercise_long_filler(const struct gpu_info *gpu, int reps, struct csv *csv)
 {
-    exercise_begin(csv, 3, EXERCISE_COUNT, "experiment 4 with filler blocks of 1 ms (filler_ns) in "
-                   "place of 0.1 ms: both latencies");
+    no_vectors(3);
+    exercise_begin(csv, 3, EXERCISE_COUNT, "the priorities part with filler blocks of 1 ms "
+                   "(filler_ns) in place of 0.1 ms: both latencies");
     const unsigned long long block_ns = 1000 * 1000ull;
     struct priority_rig rig;
     priority_rig_create(gpu, block_ns, &rig);
@@ -328,20 +315,4 @@ static void exercise_long_filler(const struct gpu_info *gpu, int reps, struct cs
 
     free(ms);
     priority_rig_destroy(&rig);
-}
-
-void run_exercise(int n, const struct gpu_info *gpu, const struct common_args *args,
-                  int n_streams, struct csv *csv)
-{
-    if (n != 1) /* main.c gave lesson_open() no size for them to fit */
-        printf("exercise %d holds no vectors, only its kernels' timers: --size does not apply\n",
-               n);
-    printf("\n");
-    if (n == 1)
-        exercise_streams_sweep(args->size, cli_given("--streams") ? n_streams : SWEEP_TOP,
-                               args->reps, csv);
-    else if (n == 2)
-        exercise_memset_barrier(args->reps, csv);
-    else
-        exercise_long_filler(gpu, args->reps, csv);
 }
