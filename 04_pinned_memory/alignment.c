@@ -122,9 +122,9 @@ void alignment(const struct sweep *sw, const struct timing *t)
         a.n_sizes++;
     a.ms = samples_or_exit((size_t)N_DIRECTIONS * N_OFFSETS * (size_t)a.n_sizes * (size_t)a.reps);
     struct device_buffers d = device_buffers_create(sw->sizes[a.n_sizes - 1]);
-    printf("\n[alignment] lecture 7.2: \"transfers to 256-byte aligned addresses are usually "
-           "fastest, especially\n    pinned\". GB/s with the host address this many bytes past a "
-           "page boundary, events,\n    median of %d; offsets in turns. Last column: this offset's "
+    printf("\n1c. lecture 7.2: \"transfers to 256-byte aligned addresses are usually fastest, "
+           "especially\n    pinned\". GB/s with the host address this many bytes past a page "
+           "boundary, events,\n    median of %d; offsets in turns. Last column: this offset's "
            "speed over offset 0's, rep by\n    rep, averaged over the sizes: median (range), "
            "~ where the range is over 5%% of it\n", t->reps);
     for (int k = 0; k < 2; k++) {

@@ -115,7 +115,7 @@ void batching(size_t total, const struct timing *t)
     fill_random(src, total / sizeof(float), 7); /* the bytes d.reference holds */
     struct device_buffers d = device_buffers_create(total);
     char size_text[32];
-    printf("\n[batching] lecture 7.2: %s of pinned memory in pieces; host clock from the first "
+    printf("\n1d. lecture 7.2, batching: %s of pinned memory in pieces; host clock from the first "
            "call\n    until cudaStreamSynchronize returns, the ways in turns, median of %d (~: "
            "range over 5%%)\n", format_bytes(total, size_text, sizeof size_text), t->reps);
     int ways = batch_copy_available() ? N_BATCH_WAYS : BATCH_CALL;

@@ -40,8 +40,8 @@ void cpu_access(const struct timing *t)
 {
     const size_t bytes = CPU_ACCESS_BYTES;
     const enum memory_kind kinds[] = {PINNED, WRITE_COMBINED};
-    printf("\n[cpu-access] the CPU writing (memset) and reading (a sum of 64-bit words) 4 MiB of "
-           "host memory,\n   host clock, median of %d\n", t->reps);
+    printf("\n2. the CPU writing (memset) and reading (a sum of 64-bit words) 4 MiB of host "
+           "memory,\n   host clock, median of %d\n", t->reps);
     for (int k = 0; k < 2; k++) {
         uint64_t *buffer = host_alloc(kinds[k], bytes);
         double *read_ms = samples_or_exit((size_t)t->reps);

@@ -6,9 +6,9 @@
  * swap out: pinned (page-locked) memory. From pageable memory the driver must first copy the data
  * into a pinned staging buffer with the CPU. Two measurements show what that means:
  *
- *   1. how long one cudaMemcpyAsync holds the CPU: from pageable memory the "async" call returns
- *      only once the CPU has staged the data; from pinned memory it returns at once;
- *   2. bandwidth by size for the four kinds (malloc, cudaMallocHost, cudaHostAlloc write-combined,
+ *   - first, how long one cudaMemcpyAsync holds the CPU: from pageable memory the "async" call
+ *     returns only once the CPU has staged the data; from pinned memory it returns at once;
+ *   1. bandwidth by size for the four kinds (malloc, cudaMallocHost, cudaHostAlloc write-combined,
  *      cudaHostRegister), both directions, and both directions at once from pinned memory, each
  *      figure against the best one and against the PCIe link's peak (link.c).
  *
@@ -34,7 +34,7 @@ static const char *const deep_parts[] = {"per-copy", "alignment", "batching", "c
 enum { N_DEEP = sizeof deep_parts / sizeof deep_parts[0] };
 static const size_t PIN_BYTES = 256u << 20; /* --deep pinning pins this much, or --sweep-max */
 
-/* 1. The host clock around the call alone: the copy itself is waited for afterwards. */
+/* First: the host clock around the call alone: the copy itself is waited for afterwards. */
 static double call_held_ms(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
                            cudaStream_t stream)
 {
@@ -53,7 +53,7 @@ static void cpu_held_by_one_copy(size_t bytes, const struct timing *t)
     fill_random(pageable, bytes / sizeof(float), 9);
     fill_random(pinned, bytes / sizeof(float), 9);
     char size_text[32];
-    printf("\n1. how long one cudaMemcpyAsync of %s holds the CPU, host clock, median of %d\n",
+    printf("\nhow long one cudaMemcpyAsync of %s holds the CPU, host clock, median of %d\n",
            format_bytes(bytes, size_text, sizeof size_text), t->reps);
     for (enum memory_kind kind = PAGEABLE; kind <= PINNED; kind++) {
         float *host = kind == PAGEABLE ? pageable : pinned;
@@ -75,7 +75,7 @@ static void cpu_held_by_one_copy(size_t bytes, const struct timing *t)
     free(pageable);
 }
 
-/* 2, both directions at once: H2D in t->stream, D2H in t->d2h_stream, both started by one event
+/* 1, both directions at once: H2D in t->stream, D2H in t->d2h_stream, both started by one event
  * behind the gate, so that the two directions run at the GPU's pace. ms[] gets milliseconds per
  * copy of H2D, of D2H, and of the pair (the later of the two to finish). */
 static void both_directions_once(float *dst, const float *src, size_t bytes, int copies,
@@ -126,7 +126,7 @@ static void sweep_both_directions(float *dst, const float *src, struct sweep *sw
     free(sum);
 }
 
-/* 2. Every kind of host memory, each size both ways (sweep.c), then both at once. */
+/* 1. Every kind of host memory, each size both ways (sweep.c), then both at once. */
 static void bandwidth_by_kind(size_t max_bytes, const struct timing *t, struct sweep *sw)
 {
     sweep_sizes(sw, max_bytes);
@@ -181,8 +181,8 @@ static void run_deep(const char *deep, size_t size, size_t sweep_max, const stru
 
 int main(int argc, char **argv)
 {
-    struct common_args args = {.size = 64u << 20, .size_help = "bytes per buffer of part 1 "
-                               "(and of --deep zero-copy)", .size_multiple = sizeof(float),
+    struct common_args args = {.size = 64u << 20, .size_help = "bytes per buffer of the call "
+                               "timing (and of --deep zero-copy)", .size_multiple = sizeof(float),
                                .reps = 10};
     size_t sweep_max = 1u << 30;
     int gated = 1, exercise = 0;
@@ -200,7 +200,7 @@ int main(int argc, char **argv)
         return rc;
     if (exercise) /* one of the README's exercises instead of the lesson: exercises.c */
         return run_exercise(exercise, &args, sweep_max, gated);
-    /* The sweep holds three buffers on the GPU and four on the host; part 1 (and --deep
+    /* The sweep holds three buffers on the GPU and four on the host; the call timing (and --deep
      * zero-copy) two of --size on each side. */
     struct sized sizes[] = {{"--size", &args.size, cli_given("--size"), 2, 2},
                             {"--sweep-max", &sweep_max, cli_given("--sweep-max"), 3, 4}};

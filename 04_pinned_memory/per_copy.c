@@ -9,9 +9,8 @@
 void per_copy_cost(const struct sweep *sw, const struct timing *t)
 {
     enum { MAX_COST_BYTES = 1 << 20 };
-    printf("\n[per-copy] one pinned copy, in us: the GPU's time (events, the stream held by a "
-           "gate) and the\n    CPU's time per cudaMemcpyAsync call (host clock), median of %d\n",
-           t->reps);
+    printf("\n1b. one pinned copy, in us: the GPU's time (events, the stream held by a gate) and "
+           "the\n    CPU's time per cudaMemcpyAsync call (host clock), median of %d\n", t->reps);
     printf("  %9s %9s %9s %9s %9s\n", "size", "H2D GPU", "H2D CPU", "D2H GPU", "D2H CPU");
     for (int s = 0; s < sw->n_sizes && sw->sizes[s] <= MAX_COST_BYTES; s++) {
         char size_text[32];

@@ -65,7 +65,7 @@ void pinning_cost(size_t bytes, const struct sweep *sw, const struct timing *t)
     }
     char size_text[32];
     double gib = (double)bytes / (1u << 30);
-    printf("\n[pinning] the cost of %s of host memory, host clock, median of %d\n",
+    printf("\n4. the cost of %s of host memory, host clock, median of %d\n",
            format_bytes(bytes, size_text, sizeof size_text), PIN_REPS);
     struct stats cost[N_PIN_OPS];
     for (int op = 0; op < N_PIN_OPS; op++) {

@@ -90,7 +90,7 @@ void record_both_directions(struct sweep *sw, int s, int copies, double *sum,
 
 void print_sweep(const struct sweep *sw, int reps)
 {
-    printf("\n2. bandwidth in GB/s (1e9 bytes/s), events, median of %d\n", reps);
+    printf("\n1. bandwidth in GB/s (1e9 bytes/s), events, median of %d\n", reps);
     printf("  %9s %-17s %-17s %-17s %-17s %s\n", "", "pageable", "pinned", "write-combined",
            "registered", "pinned, both at once");
     printf("  %9s", "size");

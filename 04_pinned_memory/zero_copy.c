@@ -91,7 +91,7 @@ static void print_zero_copy(size_t bytes, size_t stride, struct stats read, stru
                             struct stats sparse, struct stats copy_all, const struct timing *t)
 {
     char size_text[32], params[64];
-    printf("\n[zero-copy] mapped (zero-copy) memory, %s, events, median of %d\n",
+    printf("\n3. mapped (zero-copy) memory, %s, events, median of %d\n",
            format_bytes(bytes, size_text, sizeof size_text), t->reps);
     printf("  a kernel reads host memory directly     %8.3f ms  %8.2f GB/s\n", read.median,
            gbps(bytes, read.median));
