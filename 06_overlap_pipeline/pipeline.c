@@ -1,94 +1,8 @@
-/* pipeline.c - the pipeline itself; see pipeline.h. The experiments around it are in main.c. */
+/* pipeline.c - the engine; see pipeline.h. main.c holds the lesson's own loop, and the rig. */
 #include "pipeline.h"
 
 #include "common.h"
-#include "fault.h"
 #include "timeline.h"
-
-#include <string.h>
-
-/* ------------------------------------------------------------------------------------------ *
- * The rig: created once, released on one path, whatever failed.
- * ------------------------------------------------------------------------------------------ */
-
-/* Counts an acquisition that succeeded; clears the handle of one that failed, so that
- * rig_destroy() sees nothing there to release. */
-static cudaError_t acquired(cudaError_t err, void *handle, size_t handle_size)
-{
-    if (err == cudaSuccess)
-        resource_acquired();
-    else
-        memset(handle, 0, handle_size);
-    return err;
-}
-#define GET(what, handle, call) acquired(ACQUIRE(what, call), (handle), sizeof *(handle))
-#define PUT(call) (CUDA_REPORT(call), resource_released())
-
-cudaError_t rig_create(struct rig *r, size_t n, size_t buffers, size_t buffer_elems,
-                       size_t streams)
-{
-    const size_t bytes = n * sizeof(unsigned), buffer_bytes = buffer_elems * sizeof(unsigned);
-    *r = (struct rig){.buffers = buffers, .buffer_elems = buffer_elems, .streams = streams,
-                      .map = {1664525u, 1013904223u}};
-    cudaError_t err = GET("pinned data set", &r->h_in, cudaMallocHost((void **)&r->h_in, bytes));
-    if (!err)
-        err = GET("pinned results", &r->h_out, cudaMallocHost((void **)&r->h_out, bytes));
-    for (size_t b = 0; !err && b < buffers; b++) {
-        err = GET("ring buffer", &r->d_ring[b], cudaMalloc((void **)&r->d_ring[b], buffer_bytes));
-        if (!err)
-            err = GET("buffer event", &r->buffer_free[b],
-                      cudaEventCreateWithFlags(&r->buffer_free[b], cudaEventDisableTiming));
-        if (!err)
-            err = GET("stage event", &r->stage_done[b],
-                      cudaEventCreateWithFlags(&r->stage_done[b], cudaEventDisableTiming));
-        if (!err) /* any bits will do, as long as they are not left over from another program */
-            err = CUDA_REPORT(cudaMemset(r->d_ring[b], 0, buffer_bytes));
-    }
-    for (size_t s = 0; !err && s < streams; s++) {
-        err = GET("stream", &r->stream[s],
-                  cudaStreamCreateWithFlags(&r->stream[s], cudaStreamNonBlocking));
-        if (!err)
-            err = GET("join event", &r->joined[s],
-                      cudaEventCreateWithFlags(&r->joined[s], cudaEventDisableTiming));
-    }
-    if (!err)
-        err = GET("start event", &r->start, cudaEventCreate(&r->start));
-    if (!err)
-        err = GET("stop event", &r->stop, cudaEventCreate(&r->stop));
-    if (!err) /* the streams are non-blocking: they would not wait for those memsets */
-        err = CUDA_REPORT(cudaDeviceSynchronize());
-    if (err)
-        rig_destroy(r);
-    return err;
-}
-
-void rig_destroy(struct rig *r)
-{
-    CUDA_REPORT(cudaDeviceSynchronize()); /* after an error, work may still be in flight */
-    for (size_t b = 0; b < MAX_BUFFERS; b++) {
-        if (r->d_ring[b])
-            PUT(cudaFree(r->d_ring[b]));
-        if (r->buffer_free[b])
-            PUT(cudaEventDestroy(r->buffer_free[b]));
-        if (r->stage_done[b])
-            PUT(cudaEventDestroy(r->stage_done[b]));
-    }
-    for (size_t s = 0; s < MAX_STREAMS; s++) {
-        if (r->stream[s]) /* cudaStreamDestroy(NULL) is an error, not a no-op */
-            PUT(cudaStreamDestroy(r->stream[s]));
-        if (r->joined[s])
-            PUT(cudaEventDestroy(r->joined[s]));
-    }
-    if (r->start)
-        PUT(cudaEventDestroy(r->start));
-    if (r->stop)
-        PUT(cudaEventDestroy(r->stop));
-    if (r->h_in)
-        PUT(cudaFreeHost(r->h_in));
-    if (r->h_out)
-        PUT(cudaFreeHost(r->h_out));
-    *r = (struct rig){0};
-}
 
 /* ------------------------------------------------------------------------------------------ *
  * The three stages of one chunk, in chunk k's stream and buffer.
@@ -117,8 +31,26 @@ static cudaError_t copy_out(const struct rig *r, const struct chunk *c)
                                        cudaMemcpyDeviceToHost, c->stream));
 }
 
-static const enum stage stages_in_order[] = {COPY_IN, COMPUTE, COPY_OUT};
-enum { N_STAGES = sizeof stages_in_order / sizeof stages_in_order[0] };
+enum stage { COPY_IN, COMPUTE, COPY_OUT, N_STAGES }; /* a chunk's, in order */
+
+static bool issued(enum left_out left_out, enum stage stage)
+{
+    if (stage == COMPUTE)
+        return left_out != KERNELS_LEFT_OUT;
+    return left_out != COPIES_LEFT_OUT;
+}
+
+/* The first and the last stage a chunk issues: the first waits for its buffer, the last marks
+ * the buffer free. */
+static enum stage first_stage(enum left_out left_out)
+{
+    return left_out == COPIES_LEFT_OUT ? COMPUTE : COPY_IN;
+}
+
+static enum stage last_stage(enum left_out left_out)
+{
+    return left_out == COPIES_LEFT_OUT ? COMPUTE : COPY_OUT;
+}
 
 /* The stream a stage of chunk k runs in: the chunk's own, or, by role, the stage's. */
 static cudaStream_t stream_of(const struct rig *r, const struct shape *p, enum stage stage,
@@ -126,21 +58,23 @@ static cudaStream_t stream_of(const struct rig *r, const struct shape *p, enum s
 {
     if (!p->by_role)
         return r->stream[k % p->streams];
-    return r->stream[stage == COPY_IN ? 0 : stage == COMPUTE ? 1 : 2];
+    if (stage == COPY_IN)
+        return r->stream[0];
+    return stage == COMPUTE ? r->stream[1] : r->stream[2];
 }
 
-/* Issues stage `stage` of chunk k if `stages` holds it. The chunk's first stage waits until its
- * buffer is free: the GPU waits, the host goes on issuing (exercise 2 skips that one wait, to see
- * what it prevents). Its last stage marks the buffer free.
- * By role, the chunk's stages are in different streams, so each later stage waits for the one
- * before it: one more event recorded and waited for per stage. */
+/* Issues stage `stage` of chunk k, unless it is left out. The chunk's first stage waits until
+ * its buffer is free: the GPU waits, the host goes on issuing (exercise 2 skips that one wait,
+ * to see what it prevents). Its last stage marks the buffer free. By role, the chunk's stages
+ * are in different streams, so each later stage waits for the one before it: one more event
+ * recorded and waited for per stage. */
 static cudaError_t issue(const struct rig *r, const struct shape *p, const struct chunk_plan *plan,
-                         unsigned stages, enum stage stage, size_t k)
+                         enum left_out left_out, enum stage stage, size_t k)
 {
-    if (!(stages & stage))
+    if (!issued(left_out, stage))
         return cudaSuccess;
-    bool opens_chunk = (stages & (stage - 1u)) == 0;     /* no earlier stage issued */
-    bool closes_chunk = (stages & ~(2u * stage - 1)) == 0; /* no later one */
+    bool opens_chunk = stage == first_stage(left_out);
+    bool closes_chunk = stage == last_stage(left_out);
     size_t b = k % plan->buffers;
     struct chunk c = {.stream = stream_of(r, p, stage, k), .buffer = r->d_ring[b]};
     chunk_bounds(p->n, plan->chunks, k, &c.first, &c.count);
@@ -194,16 +128,16 @@ cudaError_t clock_stop(const struct rig *r, double *ms)
 
 /* Depth-first: chunk by chunk, each one's stages. Breadth-first: a wave of B chunks at a time,
  * stage by stage. The same loops do both: depth-first's waves are one chunk wide. */
-cudaError_t pipeline_enqueue(const struct rig *r, const struct shape *p, unsigned stages)
+cudaError_t pipeline_enqueue(const struct rig *r, const struct shape *p, enum left_out left_out)
 {
     struct chunk_plan plan = chunk_plan_make(p->n, p->chunks, p->buffers);
     size_t width = p->breadth_first ? plan.buffers : 1;
     cudaError_t err = fan_out(r, p->streams);
     for (size_t wave = 0; !err && wave < plan.chunks; wave += width) {
         size_t end = wave + width < plan.chunks ? wave + width : plan.chunks;
-        for (size_t i = 0; !err && i < N_STAGES; i++)
+        for (enum stage stage = COPY_IN; !err && stage < N_STAGES; stage++)
             for (size_t k = wave; !err && k < end; k++)
-                err = issue(r, p, &plan, stages, stages_in_order[i], k);
+                err = issue(r, p, &plan, left_out, stage, k);
     }
     return err ? err : fan_in(r, p->streams);
 }
@@ -224,12 +158,21 @@ cudaError_t pipeline_sync(const struct rig *r, const struct shape *p, const unsi
     return cudaSuccess;
 }
 
-cudaError_t pipeline_time(const struct rig *r, const struct shape *p, unsigned stages,
+cudaError_t pipeline_time(const struct rig *r, const struct shape *p, enum left_out left_out,
                           double *ms)
 {
     CUDA_TRY(cudaEventRecord(r->start, r->stream[0]));
-    cudaError_t err = pipeline_enqueue(r, p, stages);
+    cudaError_t err = pipeline_enqueue(r, p, left_out);
     return err ? err : clock_stop(r, ms);
+}
+
+cudaError_t loop_time(const struct rig *r, const struct shape *p, chunk_loop *loop, double *ms)
+{
+    CUDA_TRY(cudaEventRecord(r->start, r->stream[0]));
+    CUDA_TRY(fan_out(r, p->streams));
+    CUDA_TRY(loop(r, p));
+    CUDA_TRY(fan_in(r, p->streams));
+    return clock_stop(r, ms);
 }
 
 size_t work_errors(const struct rig *r, const unsigned *in, const unsigned *out, size_t n,

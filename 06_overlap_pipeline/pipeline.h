@@ -1,12 +1,13 @@
 /*
- * pipeline.h - the multi-buffer pipeline of lecture 7.1 and table 2, on its own.
+ * pipeline.h - the rig the lesson's pipeline runs on, and the engine: the same pipeline as
+ * main.c's plain loop, issued in the other ways the measurements need.
  *
- * A data set in pinned host memory goes through the GPU in K chunks. Chunk k uses device buffer
- * k mod B of a ring and stream k mod S, and goes through three stages: copy in (H2D), compute
- * (lesson 06's kernel, in place), copy out (D2H). While chunk k is copied back, chunk k+1 is
- * computed and chunk k+2 copied in. Before a buffer takes its next chunk, the chunk's stream waits
- * (on the GPU; the host goes on issuing) for the event recorded when the buffer's last chunk was
- * done with it.
+ * main.c's loop is the lesson: chunk k in stream k mod S and device buffer k mod B, copy in,
+ * compute, copy out, the buffer's event between a chunk and the next one in its buffer. The
+ * engine (pipeline.c) issues the same chunks with one kind of work left out (the two halves of
+ * the bound), breadth-first, one stream per role (lecture 7.1's layout), or without the wait
+ * for a free buffer (exercise 2); `--deep orders` shows that, issued as the loop does, it takes
+ * the loop's time.
  *
  * Every function here returns the first CUDA error, reported, and changes nothing else on failure.
  */
@@ -53,10 +54,11 @@ struct shape {
                                    for its buffer's last chunk to be done with it */
 };
 
-/* The stages a run issues: all of them, or some, to time the pipeline without one kind of work. */
-enum stage { COPY_IN = 1, COMPUTE = 2, COPY_OUT = 4, ALL_STAGES = COPY_IN | COMPUTE | COPY_OUT };
+/* What the engine issues of each chunk: everything, or the pipeline with one kind of work left
+ * out, to time the two halves of its bound. */
+enum left_out { NOTHING_LEFT_OUT, COPIES_LEFT_OUT, KERNELS_LEFT_OUT };
 
-/* Everything the runs share, created once, outside every timed region. */
+/* Everything the runs share, created once, outside every timed region (main.c's rig_create()). */
 struct rig {
     unsigned *h_in, *h_out;               /* pinned: the data set, and where results land */
     unsigned *d_ring[MAX_BUFFERS];        /* device buffers, each `buffer_elems` long */
@@ -67,16 +69,12 @@ struct rig {
     cudaEvent_t joined[MAX_STREAMS];      /* fork and join of the streams */
     cudaEvent_t start, stop;              /* bracket a timed run in stream 0 */
     struct affine map;                    /* what the kernel does to each element */
+    size_t n;                             /* elements of h_in and h_out */
     bool tracing;                         /* note each copy's and kernel's chunk for the timeline */
 };
 
-/* Creates the rig: data sets of n elements in and out, `buffers` device buffers of
- * `buffer_elems`, `streams` streams. On failure, what was created is released and *r is zeroed.
- * Every acquisition counts towards --fail-at (common/fault.h). */
-cudaError_t rig_create(struct rig *r, size_t n, size_t buffers, size_t buffer_elems,
-                       size_t streams);
-/* Releases everything; accepts a zeroed or half-built rig, and zeroes it. */
-void rig_destroy(struct rig *r);
+/* A loop over chunks that issues a whole pipeline of shape p into the rig's streams: main.c's. */
+typedef cudaError_t chunk_loop(const struct rig *r, const struct shape *p);
 
 /* Fork: streams 1..count-1 wait for an event in stream 0. Join: stream 0 waits for all of them.
  * Events that bracket work in stream 0 then time the work of every stream (lesson 03). */
@@ -86,17 +84,20 @@ cudaError_t fan_in(const struct rig *r, size_t count);
 /* Ends a region begun by recording r->start in stream 0; *ms gets the time between the two. */
 cudaError_t clock_stop(const struct rig *r, double *ms);
 
-/* Issues the `stages` of every chunk, forked from and joined into stream 0. */
-cudaError_t pipeline_enqueue(const struct rig *r, const struct shape *p, unsigned stages);
+/* The engine: issues every chunk, less what `left_out` says, forked from and joined into
+ * stream 0. */
+cudaError_t pipeline_enqueue(const struct rig *r, const struct shape *p, enum left_out left_out);
 
 /* Lesson 01's way: chunk by chunk through device buffer 0 with blocking copies from `in` to
  * `out` (pageable memory), everything in the legacy default stream. */
 cudaError_t pipeline_sync(const struct rig *r, const struct shape *p, const unsigned *in,
                           unsigned *out);
 
-/* One run, timed with events on the GPU: *ms from the first operation to the last. */
-cudaError_t pipeline_time(const struct rig *r, const struct shape *p, unsigned stages,
+/* One run of the engine, timed with events on the GPU: *ms from the first operation to the last. */
+cudaError_t pipeline_time(const struct rig *r, const struct shape *p, enum left_out left_out,
                           double *ms);
+/* One run of `loop`, forked from and joined into stream 0 and timed as pipeline_time() times. */
+cudaError_t loop_time(const struct rig *r, const struct shape *p, chunk_loop *loop, double *ms);
 
 /* How many of out[0..n) are not in[i] after `iters` passes of the kernel; *first gets the first
  * wrong one's index when there is one. */

@@ -1,356 +1,245 @@
-/* staged.c - the staged pipeline; see staged.h. The experiment around it is in main.c. */
+/*
+ * staged.c - `--deep staged`: lecture table 2 in full. The data set in pageable memory, staged
+ * through pinned buffers by CPU threads while the GPU works (staging.c), against lesson 01's
+ * way, cudaMemcpyAsync from pageable memory, and the pinned pipeline, on 1, 2, 4, ... threads.
+ * Host clock, the ways in turns; efficiency = bound / staged, rep by rep.
+ */
+#include "parts.h"
 #include "staged.h"
 
-#include "common.h"
-#include "fault.h"
-#include "timeline.h"
-
-#include <nvtx3/nvToolsExt.h>
-#include <pthread.h>
+#include <math.h>
 #include <string.h>
-#include <time.h>
 
-/* ------------------------------------------------------------------------------------------ *
- * The ring and the data set.
- * ------------------------------------------------------------------------------------------ */
-
-int staging_create(struct staging *s, size_t slots, size_t slot_elems, const unsigned *in,
-                   size_t n)
+/* The ways of part 5 (staged.h's SYNC_WAY ... FIRST_STAGED), timed in turns: three of their own
+ * and the GPU's work alone, then two per thread count, the staged run and its CPU side alone. */
+int staged_ways(const struct staged_plan *sp)
 {
-    *s = (struct staging){.slots = slots, .slot_elems = slot_elems};
-    const size_t slot_bytes = slot_elems * sizeof(unsigned);
+    return FIRST_STAGED + 2 * sp->counts;
+}
+
+/* One run of way w; results poisoned before and verified after, where the way is verified in
+ * this repetition: the staged runs every time, the others in the last repetition. */
+static int staged_way(struct bench *b, const struct staged_plan *sp, int w, bool last,
+                      struct staged_time *time)
+{
+    const struct rig *r = &b->rig;
+    const struct staging *st = sp->staging;
+    const struct shape *p = sp->p;
+    size_t bytes = p->n * sizeof(unsigned);
+    bool pinned = w == PINNED_WAY, staged_full = w >= FIRST_STAGED && (w - FIRST_STAGED) % 2 == 0;
+    bool verify = staged_full || (last && w != GPU_ALONE && w < FIRST_STAGED);
+    unsigned *results = pinned ? r->h_out : st->results;
+    if (verify)
+        memset(results, 0xff, bytes);
+    struct rig driver = *r; /* the same pipeline on the pageable data: the driver stages it */
+    driver.h_in = st->data;
+    driver.h_out = st->results;
+    if (CUDA_REPORT(cudaDeviceSynchronize()))
+        return -1;
+    double t0 = host_ms();
     int rc = 0;
-    for (size_t b = 0; rc == 0 && b < slots; b++) {
-        void **buffers[2] = {(void **)&s->in[b], (void **)&s->out[b]};
-        cudaEvent_t *events[2] = {&s->copied_in[b], &s->copied_out[b]};
-        for (int i = 0; rc == 0 && i < 2; i++) {
-            if (ACQUIRE("staging buffer", cudaMallocHost(buffers[i], slot_bytes)))
-                *buffers[i] = NULL, rc = -1;
-            else
-                resource_acquired();
-            if (rc == 0 && ACQUIRE("staging event", cudaEventCreateWithFlags(
-                                                        events[i], cudaEventDisableTiming)))
-                *events[i] = NULL, rc = -1;
-            else if (rc == 0)
-                resource_acquired();
-        }
-    }
-    s->data = malloc(n * sizeof(unsigned));
-    s->results = malloc(n * sizeof(unsigned));
-    if (rc == 0 && (!s->data || !s->results)) {
-        fprintf(stderr, "%s: out of host memory for the pageable data set and results (2 x %zu "
-                "bytes)\n", program_name, n * sizeof(unsigned));
-        rc = -1;
-    }
-    if (rc == 0) { /* every page touched: first-touch faults stay out of the timed runs */
-        memcpy(s->data, in, n * sizeof(unsigned));
-        memset(s->results, 0xff, n * sizeof(unsigned));
-    } else {
-        staging_destroy(s);
-    }
-    return rc;
-}
-
-void staging_destroy(struct staging *s)
-{
-    CUDA_REPORT(cudaDeviceSynchronize()); /* after an error, a copy may still use the ring */
-    for (size_t b = 0; b < MAX_BUFFERS; b++) {
-        void *buffers[2] = {s->in[b], s->out[b]};
-        cudaEvent_t events[2] = {s->copied_in[b], s->copied_out[b]};
-        for (int i = 0; i < 2; i++) {
-            if (buffers[i]) {
-                CUDA_REPORT(cudaFreeHost(buffers[i]));
-                resource_released();
-            }
-            if (events[i]) {
-                CUDA_REPORT(cudaEventDestroy(events[i]));
-                resource_released();
-            }
-        }
-    }
-    free(s->data);
-    free(s->results);
-    *s = (struct staging){0};
-}
-
-/* ------------------------------------------------------------------------------------------ *
- * The CPU's side: T worker threads copying pieces of chunks, first come first served.
- * ------------------------------------------------------------------------------------------ */
-
-enum { PREPARE, PROCESS };
-
-struct piece {
-    void *dst;
-    const void *src;
-    size_t bytes, chunk;
-    int kind; /* PREPARE or PROCESS */
-};
-
-/* Shared by the issuing thread and the workers, under `lock`. */
-struct crew {
-    pthread_mutex_t lock;
-    pthread_cond_t work, progress; /* a piece is queued; a chunk's copy is complete */
-    struct piece *queue;           /* a ring of `capacity` pieces */
-    size_t capacity, head, tail;
-    unsigned *left[2];             /* per chunk: pieces still to copy, PREPARE and PROCESS */
-    bool stopping, tracing;        /* tracing: each piece's copy goes on the timeline */
-};
-
-struct worker_arg {
-    struct crew *crew;
-    unsigned index;
-    double copying_ms; /* host clock: this thread's copies, summed */
-};
-
-static void *worker(void *arg)
-{
-    struct worker_arg *self = arg;
-    struct crew *c = self->crew;
-    pthread_mutex_lock(&c->lock);
-    for (;;) {
-        while (c->head == c->tail && !c->stopping)
-            pthread_cond_wait(&c->work, &c->lock);
-        if (c->head == c->tail)
-            break;
-        struct piece p = c->queue[c->head++ % c->capacity];
-        pthread_mutex_unlock(&c->lock);
-        unsigned long long start = c->tracing ? timeline_now() : 0;
-        double t0 = host_ms();
-        nvtxRangePushA(p.kind == PREPARE ? "prepare" : "process"); /* for Nsight Systems users */
-        memcpy(p.dst, p.src, p.bytes);
-        nvtxRangePop();
-        self->copying_ms += host_ms() - t0;
-        if (c->tracing)
-            timeline_cpu(p.kind == PREPARE, self->index, (unsigned)p.chunk, start,
-                         timeline_now(), p.bytes);
-        pthread_mutex_lock(&c->lock);
-        if (--c->left[p.kind][p.chunk] == 0)
-            pthread_cond_signal(&c->progress);
-    }
-    pthread_mutex_unlock(&c->lock);
-    return NULL;
-}
-
-/* Queues one chunk's copy as `pieces` pieces, under the lock. */
-static void hand_out(struct crew *c, int kind, size_t chunk, void *dst, const void *src,
-                     size_t bytes, size_t pieces)
-{
-    c->left[kind][chunk] = (unsigned)pieces;
-    for (size_t i = 0; i < pieces; i++) {
-        size_t from = bytes / pieces * i, to = i + 1 == pieces ? bytes : bytes / pieces * (i + 1);
-        c->queue[c->tail++ % c->capacity] = (struct piece){
-            (char *)dst + from, (const char *)src + from, to - from, chunk, kind};
-    }
-    pthread_cond_broadcast(&c->work);
-}
-
-/* ------------------------------------------------------------------------------------------ *
- * One run: the issuing thread's loop.
- * ------------------------------------------------------------------------------------------ */
-
-struct run {
-    const struct rig *r;
-    const struct staging *s;
-    const struct shape *p;
-    struct chunk_plan plan;
-    struct crew *crew;
-    size_t pieces; /* per chunk copy: the threads */
-    enum staged_work work;
-    size_t prepared, issued, processed; /* chunks handed to each step so far */
-};
-
-/* Whether the event marks completed work: work not done (only the CPU's side runs) counts as
- * complete. cudaErrorNotReady is the only answer that is not an error. */
-static int event_done(const struct run *run, cudaEvent_t event, bool *done)
-{
-    if (!(run->work & GPU_WORK))
-        return *done = true, 0;
-    cudaError_t err = cudaEventQuery(event);
-    *done = err == cudaSuccess;
-    return err == cudaSuccess || err == cudaErrorNotReady ? 0 : (CUDA_REPORT(err), -1);
-}
-
-/* Hands out chunk k's copy into its slot, or with the CPU's side left out marks it done. */
-static void start_copy(struct run *run, int kind, size_t k)
-{
-    size_t first, count, b = k % run->s->slots;
-    chunk_bounds(run->p->n, run->plan.chunks, k, &first, &count);
-    if (!(run->work & CPU_WORK)) {
-        run->crew->left[kind][k] = 0;
-        return;
-    }
-    if (kind == PREPARE)
-        hand_out(run->crew, kind, k, run->s->in[b], run->s->data + first,
-                 count * sizeof(unsigned), run->pieces);
+    *time = (struct staged_time){0};
+    if (w == SYNC_WAY)
+        rc = pipeline_sync(r, p, st->data, st->results) ? -1 : 0;
+    else if (w == DRIVER_WAY || pinned)
+        rc = pipeline_enqueue(pinned ? r : &driver, p, NOTHING_LEFT_OUT) ||
+                     CUDA_REPORT(cudaStreamSynchronize(r->stream[0]))
+                 ? -1
+                 : 0;
+    else if (w == GPU_ALONE)
+        rc = staged_run(r, st, p, 1, GPU_WORK, time);
     else
-        hand_out(run->crew, kind, k, run->s->results + first, run->s->out[b],
-                 count * sizeof(unsigned), run->pieces);
-}
-
-/* Chunk k's GPU work, from its slot, in its stream; or, with the GPU's side left out, nothing. */
-static int issue_gpu(const struct run *run, size_t k)
-{
-    if (!(run->work & GPU_WORK))
-        return 0;
-    size_t first, count, b = k % run->s->slots;
-    chunk_bounds(run->p->n, run->plan.chunks, k, &first, &count);
-    cudaStream_t stream = run->r->stream[k % run->p->streams];
-    unsigned *d = run->r->d_ring[b];
-    size_t bytes = count * sizeof(unsigned);
-    bool trace = run->r->tracing;
-    if (trace) /* stamped: the exercises read how long after its preparation it was issued */
-        timeline_chunk_stamped((unsigned)k);
-    CUDA_TRY(cudaMemcpyAsync(d, run->s->in[b], bytes, cudaMemcpyHostToDevice, stream));
-    CUDA_TRY(cudaEventRecord(run->s->copied_in[b], stream));
-    if (trace)
-        timeline_chunk((unsigned)k);
-    CUDA_TRY(launch_work(d, count, run->p->iters, run->r->map, stream));
-    if (trace)
-        timeline_chunk((unsigned)k);
-    CUDA_TRY(cudaMemcpyAsync(run->s->out[b], d, bytes, cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY(cudaEventRecord(run->s->copied_out[b], stream));
-    return 0;
-}
-
-/* One pass over the three steps, each as far as it can go; *moved says whether any did. Called
- * and returns with the crew's lock held, released around CUDA calls. */
-static int step(struct run *run, bool *moved)
-{
-    struct crew *c = run->crew;
-    const size_t slots = run->s->slots, chunks = run->plan.chunks;
-    bool done;
-    /* Prepare: the slot's input buffer is free once its previous chunk was copied in. */
-    while (run->prepared < chunks) {
-        size_t k = run->prepared;
-        if (k >= slots) {
-            if (k - slots >= run->issued)
-                break;
-            if (event_done(run, run->s->copied_in[k % slots], &done))
-                return -1;
-            if (!done)
-                break;
-        }
-        start_copy(run, PREPARE, k);
-        run->prepared++, *moved = true;
-    }
-    /* The GPU: once prepared, and once the slot's previous result has been processed, which
-     * frees its output buffer and, that result's D2H being done, its device buffer. */
-    while (run->issued < run->prepared && c->left[PREPARE][run->issued] == 0) {
-        size_t k = run->issued;
-        if (k >= slots && (k - slots >= run->processed || c->left[PROCESS][k - slots] != 0))
-            break;
-        pthread_mutex_unlock(&c->lock);
-        int rc = issue_gpu(run, k);
-        pthread_mutex_lock(&c->lock);
-        if (rc)
-            return -1;
-        run->issued++, *moved = true;
-    }
-    /* Process: once the result is in the output buffer. */
-    while (run->processed < run->issued) {
-        if (event_done(run, run->s->copied_out[run->processed % slots], &done))
-            return -1;
-        if (!done)
-            break;
-        start_copy(run, PROCESS, run->processed);
-        run->processed++, *moved = true;
-    }
-    return 0;
-}
-
-/* Waits for a worker to finish a chunk's copy, or 50 us, whichever is first: GPU work is
- * noticed by polling its events. */
-static void wait_a_little(struct crew *c)
-{
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until); /* the clock `progress` was created with */
-    until.tv_nsec += 50 * 1000;
-    if (until.tv_nsec >= 1000000000L)
-        until.tv_sec++, until.tv_nsec -= 1000000000L;
-    pthread_cond_timedwait(&c->progress, &c->lock, &until);
-}
-
-/* The issuing thread's loop: steps until every result is stored. */
-static int drive(struct run *run)
-{
-    struct crew *c = run->crew;
-    size_t stored = 0; /* results stored, in chunk order */
-    int rc = 0;
-    pthread_mutex_lock(&c->lock);
-    while (rc == 0 && stored < run->plan.chunks) {
-        bool moved = false;
-        rc = step(run, &moved);
-        while (stored < run->processed && c->left[PROCESS][stored] == 0)
-            stored++, moved = true;
-        if (rc == 0 && !moved)
-            wait_a_little(c);
-    }
-    pthread_mutex_unlock(&c->lock);
-    return rc;
-}
-
-/* Stops the workers once the queue is empty, and waits for them. */
-static void crew_stop(struct crew *c, pthread_t *workers, int started)
-{
-    pthread_mutex_lock(&c->lock);
-    c->stopping = true;
-    pthread_cond_broadcast(&c->work);
-    pthread_mutex_unlock(&c->lock);
-    for (int t = 0; t < started; t++)
-        pthread_join(workers[t], NULL);
-}
-
-int staged_run(const struct rig *r, const struct staging *s, const struct shape *p,
-               int threads, enum staged_work work, struct staged_time *time)
-{
-    struct run run = {.r = r, .s = s, .p = p, .plan = chunk_plan_make(p->n, p->chunks, s->slots),
-                      .pieces = (size_t)threads, .work = work};
-    struct crew c = {.capacity = 2 * s->slots * (size_t)threads, .tracing = r->tracing};
-    c.queue = malloc(c.capacity * sizeof *c.queue);
-    c.left[PREPARE] = calloc(run.plan.chunks + 1, sizeof *c.left[PREPARE]);
-    c.left[PROCESS] = calloc(run.plan.chunks + 1, sizeof *c.left[PROCESS]);
-    pthread_t *workers = malloc((size_t)threads * sizeof *workers);
-    struct worker_arg *args = malloc((size_t)threads * sizeof *args);
-    int rc = -1, started = 0;
-    if (!c.queue || !c.left[PREPARE] || !c.left[PROCESS] || !workers || !args) {
-        fprintf(stderr, "%s: out of host memory for a staged run\n", program_name);
-        goto out_free;
-    }
-    pthread_condattr_t monotonic;
-    pthread_condattr_init(&monotonic);
-    pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
-    pthread_mutex_init(&c.lock, NULL);
-    pthread_cond_init(&c.work, NULL);
-    pthread_cond_init(&c.progress, &monotonic);
-    pthread_condattr_destroy(&monotonic);
-    run.crew = &c;
-    for (int t = 0; t < threads; t++)
-        args[t] = (struct worker_arg){&c, (unsigned)t, 0};
-    while ((work & CPU_WORK) && started < threads &&
-           pthread_create(&workers[started], NULL, worker, &args[started]) == 0)
-        started++;
-    if ((work & CPU_WORK) && started < threads) {
-        fprintf(stderr, "%s: could not start %d CPU threads (started %d)\n", program_name,
-                threads, started);
-    } else {
-        double t0 = host_ms();
-        rc = drive(&run);
+        rc = staged_run(r, st, p, sp->threads[(w - FIRST_STAGED) / 2], staged_full ? ALL_WORK
+                                                                                   : CPU_WORK,
+                        time);
+    if (w < GPU_ALONE)
         time->ms = host_ms() - t0;
-    }
-    crew_stop(&c, workers, started);
-    /* Each thread copied only between the two readings of the clock above, so this average can
-     * never exceed the run's time. */
-    time->copying_ms = 0;
-    for (int t = 0; t < started; t++)
-        time->copying_ms += args[t].copying_ms / started;
-    pthread_cond_destroy(&c.progress);
-    pthread_cond_destroy(&c.work);
-    pthread_mutex_destroy(&c.lock);
-out_free:
-    free(args);
-    free(workers);
-    free(c.left[PROCESS]);
-    free(c.left[PREPARE]);
-    free(c.queue);
+    if (rc == 0 && verify && !work_verified(r, pinned ? r->h_in : st->data, results, p->n,
+                                            p->iters, "staged part"))
+        rc = -1;
     return rc;
 }
+
+int staged_in_turns(struct bench *b, const struct staged_plan *sp)
+{
+    int ways = staged_ways(sp);
+    for (int rep = -1; rep < b->reps; rep++) { /* rep -1 warms up */
+        for (int k = 0; k < ways; k++) {
+            int w = (k + rep + 1) % ways;
+            struct staged_time time;
+            if (staged_way(b, sp, w, rep == b->reps - 1, &time))
+                return -1;
+            if (rep < 0)
+                continue;
+            sp->ms[w * b->reps + rep] = time.ms;
+            if (w >= FIRST_STAGED && (w - FIRST_STAGED) % 2 == 0)
+                sp->copying[(w - FIRST_STAGED) / 2 * b->reps + rep] = time.copying_ms;
+        }
+    }
+    return 0;
+}
+
+/* A way's statistics: its samples are copied first, as summarizing sorts them. */
+struct stats way_stats(struct bench *b, const struct staged_plan *sp, int w)
+{
+    memcpy(b->samples, sp->ms + w * b->reps, (size_t)b->reps * sizeof(double));
+    return stats_summarize(b->samples, (size_t)b->reps);
+}
+
+/* Prints way w's line and writes its row; `params` starts the row's params. */
+static int staged_line(struct bench *b, const struct staged_plan *sp, int w, const char *label,
+                       const char *variant, const char *params, const char *note)
+{
+    size_t bytes = 2 * sp->p->n * sizeof(unsigned); /* in and out */
+    struct stats ms = way_stats(b, sp, w);
+    double rate = gbps(bytes, ms.median);
+    printf("  %-42s %8.2f%s ms %6.1f GB/s%s\n", label, ms.median, stats_unsteady(ms) ? "~" : " ",
+           rate, note);
+    char all[256];
+    snprintf(all, sizeof all, "%schunks=%zu;streams=%zu;buffers=%zu;iters=%u;clock=host",
+             params, sp->p->chunks, sp->p->streams, sp->p->buffers, sp->p->iters);
+    struct csv_row row = {.experiment = "staged", .variant = variant, .direction = "both",
+                          .bytes = bytes, .reps = b->reps, .ms = ms, .gbps = rate,
+                          .params = all};
+    return csv_write(b->csv, &row);
+}
+
+/* Staged run c against its bound, rep by rep: the slower of its GPU side alone and its CPU
+ * side at its fastest, alone or as timed inside the staged run itself. Inside, the copies share
+ * host memory with the DMA and are usually slower than alone, but not always (the DMA's writes
+ * can leave results in the CPU's cache), and a bound must hold whichever way it goes. */
+struct stats staged_efficiency(struct bench *b, const struct staged_plan *sp, int c)
+{
+    const double *full = sp->ms + (FIRST_STAGED + 2 * c) * b->reps;
+    const double *alone = full + b->reps, *inside = sp->copying + c * b->reps;
+    const double *gpu = sp->ms + GPU_ALONE * b->reps;
+    double *ratio = b->samples + b->reps;
+    for (int rep = 0; rep < b->reps; rep++)
+        ratio[rep] = fmax(gpu[rep], fmin(alone[rep], inside[rep])) / full[rep];
+    return stats_summarize(ratio, (size_t)b->reps);
+}
+
+/* The CPU's copies of staged run c: alone and inside the run, and the copy rate inside against
+ * alone, rep by rep; printed as a table row and recorded. */
+static int staged_copying(struct bench *b, const struct staged_plan *sp, int c)
+{
+    const double *alone = sp->ms + (FIRST_STAGED + 2 * c + 1) * b->reps;
+    const double *inside = sp->copying + c * b->reps;
+    double *ratio = b->samples + b->reps;
+    for (int rep = 0; rep < b->reps; rep++)
+        ratio[rep] = alone[rep] / inside[rep];
+    struct stats rate = stats_summarize(ratio, (size_t)b->reps);
+    struct stats alone_ms = way_stats(b, sp, FIRST_STAGED + 2 * c + 1);
+    memcpy(b->samples, inside, (size_t)b->reps * sizeof(double));
+    struct stats inside_ms = stats_summarize(b->samples, (size_t)b->reps);
+    printf("  %9d %9.2f%s %10.2f%s    %.2f (%.2f-%.2f)\n", sp->threads[c], alone_ms.median,
+           stats_unsteady(alone_ms) ? "~" : " ", inside_ms.median,
+           stats_unsteady(inside_ms) ? "~" : " ", rate.median, rate.min, rate.max);
+    char params[160];
+    size_t bytes = 2 * sp->p->n * sizeof(unsigned);
+    snprintf(params, sizeof params, "threads=%d;clock=host", sp->threads[c]);
+    struct csv_row row = {.experiment = "staged", .variant = "cpu_alone", .direction = "none",
+                          .bytes = bytes, .reps = b->reps, .ms = alone_ms, .params = params};
+    if (csv_write(b->csv, &row))
+        return -1;
+    snprintf(params, sizeof params, "threads=%d;rate_vs_alone=%.4f;rate_vs_alone_min=%.4f;"
+             "rate_vs_alone_max=%.4f;clock=host", sp->threads[c], rate.median, rate.min,
+             rate.max);
+    row.variant = "cpu_inside";
+    row.ms = inside_ms;
+    return csv_write(b->csv, &row);
+}
+
+/* The fastest staged run against the two other ways, and what its CPU copies allow. */
+static void staged_summary(struct bench *b, const struct staged_plan *sp)
+{
+    int best = 0;
+    for (int c = 1; c < sp->counts; c++)
+        if (way_stats(b, sp, FIRST_STAGED + 2 * c).median <
+            way_stats(b, sp, FIRST_STAGED + 2 * best).median)
+            best = c;
+    double staged = way_stats(b, sp, FIRST_STAGED + 2 * best).median;
+    double cpu = way_stats(b, sp, FIRST_STAGED + 2 * best + 1).median;
+    double pinned = way_stats(b, sp, PINNED_WAY).median;
+    printf("  best: %d threads, %.1fx as fast as cudaMemcpyAsync from pageable memory and %.2fx "
+           "the\n  pinned ceiling's throughput; its CPU copies alone took %.2f ms (%.1f GB/s "
+           "copied), so the\n  CPU caps staging here at %.2fx the ceiling\n", sp->threads[best],
+           way_stats(b, sp, DRIVER_WAY).median / staged, pinned / staged, cpu,
+           gbps(2 * sp->p->n * sizeof(unsigned), cpu), pinned / cpu);
+}
+
+int staged_report(struct bench *b, const struct staged_plan *sp)
+{
+    if (staged_line(b, sp, SYNC_WAY, "lesson 01's way (blocking, one buffer)", "sync_pageable",
+                    "", "") ||
+        staged_line(b, sp, DRIVER_WAY, "cudaMemcpyAsync from pageable memory", "async_pageable",
+                    "", "  (the driver stages it)"))
+        return -1;
+    for (int c = 0; c < sp->counts; c++) {
+        struct stats e = staged_efficiency(b, sp, c);
+        char label[64], params[192], note[96];
+        snprintf(label, sizeof label, "staged, %d CPU thread%s", sp->threads[c],
+                 sp->threads[c] == 1 ? "" : "s");
+        snprintf(params, sizeof params, "threads=%d;efficiency=%.4f;efficiency_min=%.4f;"
+                 "efficiency_max=%.4f;", sp->threads[c], e.median, e.min, e.max);
+        snprintf(note, sizeof note, "  efficiency %.3f (%.3f-%.3f)", e.median, e.min, e.max);
+        flag_beaten_bound("staged", e);
+        if (staged_line(b, sp, FIRST_STAGED + 2 * c, label, "staged", params, note))
+            return -1;
+    }
+    if (staged_line(b, sp, GPU_ALONE, "the staged GPU work alone (no CPU copies)", "gpu_alone",
+                    "", "") ||
+        staged_line(b, sp, PINNED_WAY, "data already pinned (the ceiling)", "pinned_only", "",
+                    ""))
+        return -1;
+    printf("  the CPU's copies, alone and inside the staged run (per thread), and the copy rate\n"
+           "  inside against alone, rep by rep: the DMA shares host memory with them\n"
+           "  %9s %10s %11s    %s\n", "threads", "alone ms", "inside ms", "rate (range)");
+    for (int c = 0; c < sp->counts; c++)
+        if (staged_copying(b, sp, c))
+            return -1;
+    staged_summary(b, sp);
+    return 0;
+}
+
+int staged_part(struct bench *b, struct staged_plan *sp)
+{
+    const struct shape *p = sp->p;
+    char size_text[32];
+    printf("\nstaged: lecture table 2 in full: %s from pageable memory to pageable results, %zu "
+           "chunks,\n   %zu pinned staging buffers each way, %zu streams, %u iterations, up to %d "
+           "CPU threads\n   (--staged-threads; default one per online CPU); host clock, the ways "
+           "in turns, median\n   of %d; efficiency = bound / staged, rep by rep, where the bound "
+           "is the slower\n   of the GPU work alone and the CPU copies at their fastest (alone or "
+           "inside the run)\n",
+           format_bytes(p->n * sizeof(unsigned), size_text, sizeof size_text), p->chunks,
+           sp->staging->slots, p->streams, p->iters, sp->threads[sp->counts - 1], b->reps);
+    sp->ms = samples_alloc((size_t)staged_ways(sp) * (size_t)b->reps);
+    sp->copying = samples_alloc((size_t)sp->counts * (size_t)b->reps);
+    if (!sp->ms || !sp->copying)
+        return -1;
+    return staged_in_turns(b, sp) || staged_report(b, sp) ? -1 : 0;
+}
+
+void staged_plan_free(struct staged_plan *sp)
+{
+    free(sp->copying);
+    free(sp->ms);
+    sp->copying = sp->ms = NULL;
+}
+
+/* Part 5 on the ring `st`: T = 1, 2, 4, ... and the most. */
+int staged_threads_part(struct bench *b, const struct shape *base,
+                               const struct staging *st, int max_threads)
+{
+    struct shape p = *base;
+    p.buffers = st->slots;
+    struct staged_plan sp = {.staging = st, .p = &p};
+    for (int t = 1; t < max_threads && sp.counts < MAX_THREAD_COUNTS - 1; t *= 2)
+        sp.threads[sp.counts++] = t;
+    sp.threads[sp.counts++] = max_threads;
+    int rc = staged_part(b, &sp);
+    staged_plan_free(&sp);
+    return rc;
+}
+

@@ -1,53 +1,41 @@
 /*
- * staged.h - lecture table 2 in full: data in ordinary (pageable) memory streamed through the GPU
- * by a ring of pinned staging buffers, with the CPU copying into and out of them on T threads
- * while the GPU works: the "CPU Work" column (Prepare B, Process A Result).
+ * staged.h - the staged part's ways and table (staged.c), shared with exercises 4 and 5, which
+ * run them on other thread counts and staging rings.
  *
- * Chunk k uses staging slot k mod B (an input and an output buffer in pinned memory, and device
- * buffer b of the rig) and stream k mod S. Its life:
- *
- *   prepare    T threads copy the chunk from the data set into the slot's input buffer,
- *              once the slot's previous chunk has been copied in (its H2D event);
- *   GPU        H2D, kernel, D2H into the slot's output buffer, issued once the chunk is
- *              prepared and the slot's previous result has been processed;
- *   process    T threads copy the result from the output buffer to the results, once its
- *              D2H event has completed.
- *
- * One thread, the caller's, issues the GPU work and hands out the CPU work; it polls events and
- * never calls CUDA from a worker or a callback. Every function returns 0, or -1 after saying why.
+ * Every function returns 0, or -1 after saying why.
  */
 #ifndef STAGED_H
 #define STAGED_H
 
-#include "pipeline.h"
+#include "bench.h"
+#include "staging.h"
 
-/* What a staged run does: both kinds of work, or one, to time its bound. */
-enum staged_work { CPU_WORK = 1, GPU_WORK = 2, ALL_WORK = CPU_WORK | GPU_WORK };
+/* The ways, timed in turns: three of their own and the GPU's work alone, then two per thread
+ * count (the staged run, and its CPU side alone). */
+enum { SYNC_WAY, DRIVER_WAY, PINNED_WAY, GPU_ALONE, FIRST_STAGED, MAX_THREAD_COUNTS = 12 };
 
-/* The pinned staging ring, its events, and the data set in pageable memory. */
-struct staging {
-    unsigned *in[MAX_BUFFERS], *out[MAX_BUFFERS]; /* pinned, slot_elems each */
-    cudaEvent_t copied_in[MAX_BUFFERS], copied_out[MAX_BUFFERS];
-    size_t slots, slot_elems;
-    unsigned *data, *results; /* pageable (malloc), every page touched */
+struct staged_plan {
+    const struct staging *staging;
+    const struct shape *p;
+    int threads[MAX_THREAD_COUNTS], counts; /* T = 1, 2, 4, ... and the most */
+    double *ms;      /* way w's rep k at [w * reps + k] */
+    double *copying; /* staged run c's CPU copying (staged_time) in rep k at [c * reps + k] */
 };
 
-/* Acquires the ring (through ACQUIRE, for --fail-at) and the pageable data set of n elements, a
- * copy of `in`. On failure, releases what it acquired and zeroes *s. */
-int staging_create(struct staging *s, size_t slots, size_t slot_elems, const unsigned *in,
-                   size_t n);
-void staging_destroy(struct staging *s);
-
-/* What a staged run took, on the host clock: from the first copy to the last result stored
- * (ms), and the CPU's copying inside that time, summed over its threads and divided by their
- * number (copying_ms, 0 without CPU work): never more than ms. */
-struct staged_time {
-    double ms, copying_ms;
-};
-
-/* One staged run of shape p (its chunks, streams and iterations; p->buffers is ignored: the
- * ring's slots are the buffers) with `threads` CPU threads. */
-int staged_run(const struct rig *r, const struct staging *s, const struct shape *p,
-               int threads, enum staged_work work, struct staged_time *time);
+/* The part on the plan's ring and thread counts: its heading, every way in turns, its table. The
+ * samples stay in sp->ms and sp->copying for the caller, who frees them with staged_plan_free()
+ * whatever the outcome. */
+int staged_part(struct bench *b, struct staged_plan *sp);
+void staged_plan_free(struct staged_plan *sp);
+/* How many ways the plan times: sp->ms holds staged_ways() x reps samples. */
+int staged_ways(const struct staged_plan *sp);
+/* Every way in turns, a warm-up round first; every staged run verified. */
+int staged_in_turns(struct bench *b, const struct staged_plan *sp);
+/* The table: every way's time, the staged runs' efficiencies, the CPU's copies. */
+int staged_report(struct bench *b, const struct staged_plan *sp);
+/* Staged run c (thread count sp->threads[c]) against its bound, rep by rep. */
+struct stats staged_efficiency(struct bench *b, const struct staged_plan *sp, int c);
+/* Way w's times (staged run c is way FIRST_STAGED + 2c). */
+struct stats way_stats(struct bench *b, const struct staged_plan *sp, int w);
 
 #endif /* STAGED_H */
