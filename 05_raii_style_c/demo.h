@@ -36,8 +36,9 @@ int run_async_demo(const struct demo_config *cfg, struct demo_samples *out);
 int demo_report(const struct demo_config *cfg, struct demo_samples *s, struct csv *csv);
 
 /* --deep scoped: run_sync_baseline() made to fail at acquisition 1, then 2, ... until a run
- * fails none; prints and writes what the walk found. */
-int scoped_faults(struct csv *csv);
+ * fails none; prints and writes what the walk found. --fail-at's point (0: none) still fails
+ * the acquisition it names, and the walk then ends with EXIT_ERROR. */
+int scoped_faults(struct csv *csv, unsigned long outer_fail_at);
 
 /* Everything the asynchronous half owns (the exercises acquire the same). */
 struct async_resources {

@@ -85,7 +85,7 @@ int main(int argc, char **argv)
     const struct demo_config cfg = {args.size / sizeof(float), args.reps, {50, 70}, false};
     rc = exercise ? run_exercise(exercise, &cfg, &csv) : run(&cfg, &csv);
     if (rc == EXIT_VERIFIED && !exercise && deep_wants(deep, "scoped"))
-        rc = scoped_faults(&csv);
+        rc = scoped_faults(&csv, (unsigned long)fail_at);
     if (rc == EXIT_VERIFIED && sticky)
         rc = sticky_error_demo();
     if (lesson_close(&csv) && rc == EXIT_VERIFIED)

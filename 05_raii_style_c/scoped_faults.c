@@ -20,23 +20,28 @@ struct scoped_walk {
     double ms[SCOPED_MAX_RUNS];
 };
 
-static int walk(struct scoped_walk *w)
+/* The walk sets the fault point itself, run by run; `outer`, the --fail-at point (0: none), is
+ * kept where it falls inside a run, so that --fail-at N fails the Nth acquisition here too. */
+static int walk(struct scoped_walk *w, unsigned long outer)
 {
     /* reps 0: only run_sync_baseline's untimed warm-up run, verified; no samples written. */
     const struct demo_config small = {SCOPED_N, 0, {0, 0}, false};
     struct demo_samples none = {0};
     for (int k = 1; k <= SCOPED_MAX_RUNS; k++) {
-        const unsigned long before = fault_acquisitions();
-        fault_inject_at(before + (unsigned long)k);
+        const unsigned long before = fault_acquisitions(), mine = before + (unsigned long)k;
+        const bool outer_here = outer > before && outer <= mine;
+        fault_inject_at(outer_here ? outer : mine);
         const double t0 = host_ms();
         const int rc = run_sync_baseline(&small, &none);
         w->ms[k - 1] = host_ms() - t0;
         w->runs = k;
+        if (outer_here && rc != EXIT_VERIFIED)
+            return EXIT_ERROR; /* the failure --fail-at asked for */
         if (rc != EXIT_VERIFIED) {
             w->failed_runs++;
             continue;
         }
-        fault_inject_at(0);
+        fault_inject_at(outer);
         w->fault_points = k - 1;
         w->whole_run = fault_acquisitions() - before;
         if (w->whole_run == (unsigned long)w->fault_points && w->failed_runs == w->fault_points)
@@ -46,18 +51,18 @@ static int walk(struct scoped_walk *w)
                 w->whole_run, k);
         return EXIT_ERROR;
     }
-    fault_inject_at(0);
+    fault_inject_at(outer);
     fprintf(stderr, "%s: --deep scoped: no run succeeded in %d\n", program_name, SCOPED_MAX_RUNS);
     return EXIT_ERROR;
 }
 
-int scoped_faults(struct csv *csv)
+int scoped_faults(struct csv *csv, unsigned long outer_fail_at)
 {
     printf("\nscoped handles (--deep scoped): the synchronous half, %d KiB per vector, made to "
            "fail at each\nacquisition in turn, then at none (stderr names each failure)\n",
            (int)(SCOPED_N * sizeof(float)) >> 10);
     struct scoped_walk w = {0};
-    if (walk(&w))
+    if (walk(&w, outer_fail_at))
         return EXIT_ERROR;
     const struct stats st = stats_summarize(w.ms, (size_t)w.runs);
     printf("  fault points %d, runs %d; each failed run returned an error: %d of %d\n",
