@@ -81,13 +81,17 @@ static bool sweeping(const struct settings *s)
 /* The rig of the lesson, or of exercise `exercise`: besides the main shape's chunks, the shapes
  * sweep's fewest chunks, which meet its most buffers; or the managed part's 16 chunks of the
  * sweep's data set, larger than the graph part's 256. */
+static size_t fewest_sweep_chunks(const struct settings *s)
+{
+    return sweeping(s) ? SWEEP_FEWEST_CHUNKS : MANAGED_CHUNKS;
+}
+
 static void size_for(struct settings *s, int exercise)
 {
     if (exercise)
         exercise_size_rig(s);
     else
-        size_rig(s, sweeping(s) ? SWEEP_MOST_STREAMS : 1, s->sweep_n,
-                 sweeping(s) ? SWEEP_FEWEST_CHUNKS : MANAGED_CHUNKS);
+        size_rig(s, sweeping(s) ? SWEEP_MOST_STREAMS : 1, s->sweep_n, fewest_sweep_chunks(s));
 }
 
 /* On the GPU the ring, a buffer per chunk of either data set, and the managed part's three
@@ -110,7 +114,8 @@ size_t settings_sized(struct settings *s, struct common_args *args, int exercise
     sizes[0] = (struct sized){"--size", &args->size, cli_given("--size"), ring / s->chunks,
                               4 + (staged ? 2 + 2.0 * s->staged_buffers / s->chunks : 0)};
     sizes[1] = (struct sized){"--sweep-size", &s->sweep_size, cli_given("--sweep-size"),
-                              (managed ? 3 : 0) + ring / SWEEP_FEWEST_CHUNKS, managed ? 3 : 0};
+                              (managed ? 3 : 0) + ring / (double)fewest_sweep_chunks(s),
+                              managed ? 3 : 0};
     return 2;
 }
 
