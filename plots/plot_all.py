@@ -501,6 +501,15 @@ def intensity_points(result_set):
     return points
 
 
+def regime_points(result_set):
+    """[(iterations, speed-up over serial), ...] of the three regimes: what the comparison draws
+    for a run without the intensity sweep (the classroom run)."""
+    rows = result_set.select(lesson="06_overlap_pipeline", experiment="regimes",
+                             variant="depth_first")
+    return sorted((r["params"]["iters"], r["params"]["speedup_serial"]) for r in rows
+                  if "speedup_serial" in r["params"])
+
+
 def plot_intensity(plt, result_set, out):
     points = intensity_points(result_set)
     if not points:
@@ -656,9 +665,10 @@ def plot_pipeline_comparison(plt, result_sets, out):
                                                  experiment="regimes", variant="depth_first")}
         bars_ax.bar([x + i * width for x in range(len(regimes))],
                     [efficiency.get(r, 0) for r in regimes], width, color=colour)
-        points = intensity_points(result_set)
+        points = ([(i, speedup) for i, speedup, _ in intensity_points(result_set)] or
+                  regime_points(result_set))
         if points:
-            iters, speedup, _ = zip(*points)
+            iters, speedup = zip(*points)
             all_iters |= set(iters)
             lines_ax.plot(iters, speedup, marker="o", color=colour)
     bars_ax.axhline(1, color="black", linestyle="--", linewidth=1)

@@ -1,5 +1,6 @@
 """Checks lesson 06's timeline: PREFIX.json parses as a Chrome trace and PREFIX.csv matches it;
-each of its four runs (serial, pipelined, by role, staged) has exactly one H2D copy, one kernel and
+it holds the runs expected (serial and pipelined from the default run; by role and staged too
+under --deep all); each run has exactly one H2D copy, one kernel and
 one D2H copy per chunk, in that order in time, and in one stream but by role, which a wrong
 pairing of CUPTI's records with chunks would break; the staged run's CPU copies of each chunk
 (from the host clock, put on CUPTI's time base) move the chunk's bytes, end before its H2D copy
@@ -7,7 +8,8 @@ starts and start after its D2H copy ends, which a wrong time base would break; a
 keeps the GPU busy (no gap over 1 ms between one operation and the next), as it does untraced, so
 the recorder adds no delay of its own. Prints one line per problem.
 
-usage: python3 tests/check_trace.py PREFIX CHUNKS       exit 0 when the timeline is right
+usage: python3 tests/check_trace.py PREFIX CHUNKS [core]   exit 0 when the timeline is right
+       (core: the default run's two runs only)
 """
 import collections
 import csv
@@ -16,7 +18,8 @@ import sys
 
 
 CPU_TID = 10  # the trace's thread ids of CPU threads start here
-RUNS = ("serial", "pipelined", "by role", "staged")
+CORE_RUNS = ("serial", "pipelined")                 # the default run's
+RUNS = CORE_RUNS + ("by role", "staged")            # with --deep all (by-role, staged)
 SLACK_US = 20  # the host clock's spans against CUPTI's records: the time base, and rounding
 
 
@@ -42,7 +45,7 @@ def cpu_problems(everything, chunk_ops, named, chunks):
                 yield f"staged run, chunk {chunk}: processed before its D2H copy ended"
 
 
-def problems(prefix, chunks):
+def problems(prefix, chunks, runs_wanted=RUNS):
     try:
         with open(prefix + ".json") as f:
             events = json.load(f)["traceEvents"]
@@ -54,8 +57,8 @@ def problems(prefix, chunks):
     named = {e["pid"]: e["args"]["name"] for e in events
              if e.get("ph") == "M" and e["name"] == "process_name"}
     runs = set(named)
-    if sorted(name.split(":")[0] for name in named.values()) != sorted(RUNS):
-        yield f"runs named {sorted(named.values())}, want {', '.join(RUNS)}"
+    if sorted(name.split(":")[0] for name in named.values()) != sorted(runs_wanted):
+        yield f"runs named {sorted(named.values())}, want {', '.join(runs_wanted)}"
     seen = collections.Counter((e["pid"], e["tid"], e["args"]["chunk"]) for e in operations)
     for run in sorted(runs):
         for row in (1, 2, 3):
@@ -98,7 +101,8 @@ def problems(prefix, chunks):
 
 
 if __name__ == "__main__":
-    found = list(problems(sys.argv[1], int(sys.argv[2])))
+    wanted = CORE_RUNS if sys.argv[3:] == ["core"] else RUNS
+    found = list(problems(sys.argv[1], int(sys.argv[2]), wanted))
     for p in found[:10]:
         print(p)
     sys.exit(1 if found else 0)

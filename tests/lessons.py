@@ -7,14 +7,25 @@ usage: python3 tests/lessons.py small_args LESSON | sanitize_args LESSON [TOOL] 
 """
 import sys
 
+# Each small run takes the deep layer too (--deep all): every code path of the lesson.
 SMALL_ARGS = {
-    "01_sync_copy": "--size 1M --reps 3 --sweep-max 1M",
-    "02_streams": "--size 1M --reps 3 --streams 4",
-    "03_events": "--size 1M --reps 3",
-    "04_pinned_memory": "--size 1M --reps 3 --sweep-max 1M",
-    "05_raii_style_c": "--size 1M --reps 2",
+    "01_sync_copy": "--size 1M --reps 3 --sweep-max 1M --deep all",
+    "02_streams": "--size 1M --reps 3 --streams 4 --deep all",
+    "03_events": "--size 1M --reps 3 --deep all",
+    "04_pinned_memory": "--size 1M --reps 3 --sweep-max 1M --deep all",
+    "05_raii_style_c": "--size 1M --reps 2 --deep all",
     "06_overlap_pipeline": "--size 4M --chunks 8 --streams 2 --buffers 2 --reps 2 "
-                           "--sweep-size 1M --kernel-iters 16 --staged-threads 2",
+                           "--sweep-size 1M --kernel-iters 16 --staged-threads 2 --deep all",
+}
+
+# What each student page asks a student to read, in the page's order: the lesson layer.
+STUDENT_READS = {
+    "01_sync_copy": ("main.c",),
+    "02_streams": ("main.c", "default_stream.c"),
+    "03_events": ("main.c",),
+    "04_pinned_memory": ("main.c",),
+    "05_raii_style_c": ("main.c", "resources.c", "transfer_manager.c", "demo_goto.c"),
+    "06_overlap_pipeline": ("main.c",),
 }
 
 # compute-sanitizer slows every launch and copy down: 06's sweeps (hundreds of runs) are left out
@@ -31,15 +42,25 @@ CSV_ROWS = {
     # 2 memories x 2 stream counts x 2, which calls wait 4; 2 + 4 + 2 + 3
     "02_streams": 23,
     "03_events": 16,  # timing 6, cpu_overlap 3 x 2, cross_stream 2, event_cost 2
-    # 5 sizes x (4 kinds x 2 + 3 both ways + 2 directions x 2 per-copy costs), alignment 5 sizes x
+    # core 59: 5 sizes x (4 kinds x 2 + 3 both ways) + 4 async; deep: per-copy 5 sizes x 2
+    # directions x 2 costs, alignment 5 sizes x
     # 6 offsets x 2 kinds x 2 directions, batching 2 pieces x 2 directions x 3 ways (2 ways where
     # the toolkit has no cudaMemcpyBatchAsync: BATCH_CALL_ROWS fewer), CPU 4, zero-copy 4,
     # pinning 8, async 4
     "04_pinned_memory": 227,
-    "05_raii_style_c": 4,  # sync, async, CPU work, final wait
-    # 3 regimes x 6, sweep 7 chunk counts x 5 stream counts x 4, intensity 4 x 4, graph 5,
-    # managed 4, by role 2 layouts x 4, staged 4 + 2 thread counts x 3
-    "06_overlap_pipeline": 201,
+    "05_raii_style_c": 5,  # sync, async, CPU work, final wait; the scoped half's fault walk
+    # core 15: 3 regimes x 5; deep: orders 3 regimes x 4, shapes 7 chunk counts x 5 stream counts
+    # x 4, intensity 4 x 4, graph 5, managed 4, by role 2 layouts x 4, staged 4 + 2 thread counts x 3
+    "06_overlap_pipeline": 210,
+}
+# Rows of the same small runs without --deep: the default run, what the classroom run measures.
+CORE_ROWS = {
+    "01_sync_copy": 11,       # part 1's 9, the pageable sweep's one size x 2 directions
+    "02_streams": 12,         # 8 split over streams, 4 default stream
+    "03_events": 7,           # timing 3, cpu_overlap 2, cross_stream 2
+    "04_pinned_memory": 59,   # 5 sizes x (4 kinds x 2 + 3 both ways) + 4 async
+    "05_raii_style_c": 4,     # sync, async, CPU work, final wait
+    "06_overlap_pipeline": 15,  # 3 regimes x 5
 }
 BATCH_CALL_ROWS = 4  # 04, where the toolkit or the driver lacks cudaMemcpyBatchAsync
 ADVISED_PREFETCHED_ROWS = 2  # 06, where the GPU cannot advise or prefetch managed memory

@@ -26,10 +26,17 @@ FIGURE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?=\s?(?:ms|µs|us|GB/s|%|x\b))|(?<
 LOG = re.compile(r"results/reference/[\w.-]+/[\w.-]+\.log")
 
 
+EXERCISES = {"README.md": "\n## Exercises\n", "README.zh-CN.md": "\n## 练习\n"}
+
+
 def exercises(readme):
-    """[(number, text up to the next exercise), ...] of the README's last section, its exercises."""
+    """[(number, text up to the next exercise), ...] of the README's Exercises section."""
     text = readme.read_text()
-    section = text[text.rindex("\n## "):]
+    heading = EXERCISES[readme.name]
+    assert heading in text, f"{readme} has no section {heading.strip()}"
+    start = text.index(heading)
+    end = text.find("\n## ", start + len(heading))
+    section = text[start:end if end >= 0 else len(text)]
     items = list(re.finditer(r"(?m)^(\d+)\. ", section))
     return [(int(m.group(1)), section[m.start():items[i + 1].start() if i + 1 < len(items)
                                       else len(section)]) for i, m in enumerate(items)]

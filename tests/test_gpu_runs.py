@@ -13,7 +13,8 @@ import pytest
 import check_csv
 import test_results
 from conftest import HAS_GPU, LESSONS, ROOT, lines, needs_gpu, program, run
-from lessons import ADVISED_PREFETCHED_ROWS, BATCH_CALL_ROWS, CSV_ROWS, FAULT_INJECTED, sanitize_args, small_args
+from lessons import (ADVISED_PREFETCHED_ROWS, BATCH_CALL_ROWS, CORE_ROWS, CSV_ROWS, FAULT_INJECTED,
+                     sanitize_args, small_args)
 
 
 @needs_gpu
@@ -38,6 +39,33 @@ def test_small_run_verifies_and_writes_the_schema(lesson, tmp_path):
         regimes = [r for r in test_results.read_rows(csv) if r["experiment"] == "regimes"]
         problems += list(test_results.bound_problems(regimes))
     assert not problems, "\n".join(problems[:10])
+
+
+@needs_gpu
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_the_default_run_is_the_lesson_alone(lesson, tmp_path):
+    """Without --deep, the run the classroom makes: verified, and only the lesson's rows."""
+    args = small_args(lesson)
+    deep = args.index("--deep")
+    csv = tmp_path / f"{lesson}.csv"
+    result = run(program(lesson), *args[:deep], *args[deep + 2:], "--csv", csv)
+    assert result.returncode == 0 and re.search("^verified", result.stdout, re.M), \
+        f"exit {result.returncode}: {result.stderr[-400:]}"
+    problems = list(check_csv.problems(csv, lesson, CORE_ROWS[lesson]))
+    assert not problems, "\n".join(problems[:10])
+
+
+@needs_gpu
+def test_the_plain_loop_takes_the_engines_time_in_a_small_run(tmp_path):
+    """06's `orders` part, small: main.c's loop and the engine's depth-first run, in turns."""
+    csv = tmp_path / "06.csv"
+    args = small_args("06_overlap_pipeline")
+    args[args.index("--deep") + 1] = "orders"
+    args[args.index("--reps") + 1] = "5"  # a ratio's range needs a few repetitions
+    result = run(program("06_overlap_pipeline"), *args, "--csv", csv)
+    assert result.returncode == 0, result.stderr[-400:]
+    problems = list(test_results.same_time_problems(test_results.read_rows(csv), slack=0.05))
+    assert not problems, "\n".join(problems)
 
 
 @needs_gpu
