@@ -82,7 +82,8 @@ COMMON_OBJS := $(OBJ)/common/common.c.o $(OBJ)/common/gpu.c.o $(OBJ)/common/faul
 lesson_objs  = $(patsubst %,$(OBJ)/%.o,$(wildcard $(1)/*.c $(1)/*.cu))
 PROGRAMS    := $(addprefix $(BIN)/,$(LESSONS))
 
-.PHONY: all help run-all plots test test-small-gpu check-cuda12 host-objects sanitize clean $(LESSONS) $(addprefix run-,$(LESSONS))
+.PHONY: all help run-all plots test test-small-gpu check-cuda12 host-objects sanitize clean $(LESSONS) \
+        $(addprefix run-,$(LESSONS)) $(LESSON_NUMBERS) $(addprefix run-,$(LESSON_NUMBERS))
 .DEFAULT_GOAL := all
 
 all: $(PROGRAMS)
@@ -95,6 +96,17 @@ $(addprefix run-,$(LESSONS)): run-%: $(BIN)/%
 	@echo ./$(BIN)/$* $(RUN_FLAGS)
 	@./$(BIN)/$* $(RUN_FLAGS); status=$$?; \
 		[ $$status -eq 77 ] || exit $$status
+
+# A lesson by its number too: `make 04`, `make run-04 ARGS=...`. Anything else named run-... is no
+# lesson: say so, and where the list is.
+define lesson_alias
+$(firstword $(subst _, ,$(1))): $(1) ;
+run-$(firstword $(subst _, ,$(1))): run-$(1) ;
+endef
+$(foreach lesson,$(LESSONS),$(eval $(call lesson_alias,$(lesson))))
+LESSON_NUMBERS := $(foreach lesson,$(LESSONS),$(firstword $(subst _, ,$(lesson))))
+run-%:
+	@echo "make: there is no lesson '$*': the lessons are $(LESSONS) (or their numbers, make run-01); see make help" >&2; exit 2
 
 define program_rule
 $(BIN)/$(1): $(call lesson_objs,$(1)) $(COMMON_OBJS)
@@ -126,18 +138,21 @@ $(OBJ)/%.cu.o: %.cu $(FLAGS_STAMP)
 
 # ------------------------------------------------------------------- run, plot, test
 
+# The scripts run through bash, so that a copy whose files lost their execute bits (some unzip
+# tools drop them) runs them all the same.
+
 # Runs every lesson with its defaults into results/<gpu>/, one summary line each, then the plots;
 # FULL=1 runs each lesson's deep layer and exercises too (what results/reference/ is made of).
 # Without a GPU, run_all.sh draws the shipped reference instead and exits 77: nothing failed.
 run-all: all
-	$(Q)MAKE="$(MAKE)" FULL="$(FULL)" DEVICE="$(DEVICE)" scripts/run_all.sh $(LESSONS); status=$$?; [ $$status -eq 77 ] || exit $$status
+	$(Q)MAKE="$(MAKE)" FULL="$(FULL)" DEVICE="$(DEVICE)" bash scripts/run_all.sh $(LESSONS); status=$$?; [ $$status -eq 77 ] || exit $$status
 
 # Draws whatever results exist (yours under results/<gpu>/, and the shipped reference).
 # `make plots LANG=zh` writes the figures in Chinese into plots/out/zh/; only LANG given on the
 # command line counts, not the locale's.
 PLOTS_LANG := $(if $(filter command line,$(origin LANG)),$(LANG),en)
 plots:
-	$(Q)PLOTS_LANG=$(PLOTS_LANG) scripts/plots.sh
+	$(Q)PLOTS_LANG=$(PLOTS_LANG) bash scripts/plots.sh
 
 # Host-only unit tests of common/, built with AddressSanitizer and UBSan.
 TEST_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror -g -O1 \
@@ -158,7 +173,7 @@ $(BUILD)/tests/test_common_plain: $(TEST_SOURCES) common/common.h 06_overlap_pip
 # matplotlib is fetched here, before the tests start, where it can be: a test would hide the wait.
 test: $(PROGRAMS) $(BUILD)/tests/test_common $(BUILD)/tests/test_common_plain \
       $(BUILD)/tests/hold_gpu_memory
-	$(Q)python=$$(scripts/python.sh pytest matplotlib || scripts/python.sh pytest) && \
+	$(Q)python=$$(bash scripts/python.sh pytest matplotlib || bash scripts/python.sh pytest) && \
 		LESSONS="$(LESSONS)" $$python -m pytest -q -rfEs \
 		-p no:cacheprovider tests
 
@@ -166,7 +181,7 @@ test: $(PROGRAMS) $(BUILD)/tests/test_common $(BUILD)/tests/test_common_plain \
 # process holds the rest, as another program would on a shared or a small GPU.
 SMALL_GPU_FREE ?= 2G
 test-small-gpu: $(PROGRAMS) $(BUILD)/tests/hold_gpu_memory
-	$(Q)MAKE="$(MAKE)" scripts/small_gpu.sh $(SMALL_GPU_FREE)
+	$(Q)MAKE="$(MAKE)" bash scripts/small_gpu.sh $(SMALL_GPU_FREE)
 
 $(BUILD)/tests/hold_gpu_memory: $(OBJ)/tests/hold_gpu_memory.c.o $(COMMON_OBJS)
 	@mkdir -p $(@D)
@@ -178,18 +193,18 @@ host-objects: $(HOST_OBJS)
 # The host code, CUPTI timeline and managed-memory code included, compiled against CUDA 12.9's
 # headers as well (the installed toolkit is 13.x): both branches of every version test compile.
 check-cuda12:
-	$(Q)MAKE="$(MAKE)" scripts/check_cuda12.sh
+	$(Q)MAKE="$(MAKE)" bash scripts/check_cuda12.sh
 
 sanitize: $(PROGRAMS)
-	$(Q)scripts/sanitize.sh $(LESSONS)
+	$(Q)bash scripts/sanitize.sh $(LESSONS)
 
 clean:
 	rm -rf $(BUILD)
 
 help:
 	@echo 'make               build every lesson into $(BIN)/'
-	@echo 'make <lesson>      build one lesson, e.g. make 01_sync_copy'
-	@echo 'make run-<lesson>  build and run one lesson; flags go in ARGS="--size 1G"'
+	@echo 'make <lesson>      build one lesson, e.g. make 01_sync_copy (or make 01)'
+	@echo 'make run-<lesson>  build and run one lesson (make run-01 too); flags go in ARGS="--size 1G"'
 	@echo '                   (EXERCISE=N: run exercise N of its README instead)'
 	@echo 'make run-all       run every lesson into results/<gpu>/ (CSV + log), then the plots'
 	@echo '                   (FULL=1: every deep layer and exercise too; DEVICE=N: on GPU N)'

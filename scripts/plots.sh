@@ -7,7 +7,7 @@
 # Exit status 3 when matplotlib, or for zh a Chinese font, can be neither found nor installed.
 set -u
 cd "$(dirname "$0")/.."
-python=$(scripts/python.sh matplotlib) || exit 3
+python=$(bash scripts/python.sh matplotlib) || exit 3
 lang=${PLOTS_LANG:-en}
 default_out=plots/out
 [ "$lang" = en ] || default_out=plots/out/$lang

@@ -21,7 +21,7 @@ if ! imports_all .venv/bin/python "$@"; then
     echo "python: $python cannot import $*; installing plots/requirements.txt and tests/requirements.txt into .venv/" >&2
     if ! { [ -x .venv/bin/python ] || "$python" -m venv .venv; } >&2 ||
         ! .venv/bin/python -m pip install -q -r plots/requirements.txt -r tests/requirements.txt >&2; then
-        echo "python: cannot find or install $*: run 'python3 -m pip install -r plots/requirements.txt -r tests/requirements.txt', then try again" >&2
+        echo "python: cannot find or install $*. Online: python3 -m pip install -r plots/requirements.txt -r tests/requirements.txt (pip reads PIP_INDEX_URL, for a mirror). Offline: install your distribution's packages (python3-matplotlib, python3-pytest), or name a Python that has them: make ... PYTHON=/path/to/python3" >&2
         exit 3
     fi
 fi

@@ -19,12 +19,13 @@ full=${FULL:-0}
 run_start_ns=$(date +%s%N)
 
 no_gpu() {
-    echo "run-all: $1, so there is nothing to measure here; drawing the shipped reference results (results/reference/) into plots/out/ instead." >&2
+    echo "run-all: $1, so there is nothing to measure; drawing the shipped reference results (results/reference/) into plots/out/ instead." >&2
     "${MAKE:-make}" --no-print-directory plots >&2
+    echo "run-all: the shipped H200 pictures are in plots/out/nvidia-h200-reference/ and plots/out/compare/; start reading at 01_sync_copy/README.md." >&2
     exit 77
 }
 
-command -v nvidia-smi >/dev/null || no_gpu "there is no nvidia-smi here (no NVIDIA driver)"
+command -v nvidia-smi >/dev/null || no_gpu "there is no nvidia-smi on this machine (no NVIDIA driver)"
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader -i "$device" 2>/dev/null | head -n 1)
 [ -n "$gpu" ] || no_gpu "no NVIDIA GPU answers (nvidia-smi finds no GPU $device)"
 slug=$(printf '%s' "$gpu" | tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9]+/-/g; s/^-+|-+$//g')

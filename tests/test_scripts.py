@@ -3,6 +3,7 @@ that cannot be read), and the one CSV schema, which the C code, the checker and 
 import os
 import re
 import shutil
+import subprocess
 
 import pytest
 
@@ -60,7 +61,7 @@ def test_make_plots_lang_zh_draws_every_figure_in_chinese(tmp_path):
     """`make plots LANG=zh` hands the language to plots.sh, which draws the same figures with
     Chinese words (exit 3 without a Chinese font, as without matplotlib: make's own status is 2)."""
     dry = run("make", "--no-print-directory", "-n", "plots", "LANG=zh")
-    assert "PLOTS_LANG=zh scripts/plots.sh" in dry.stdout, dry.stdout
+    assert "PLOTS_LANG=zh bash scripts/plots.sh" in dry.stdout, dry.stdout
     result = plots(REFERENCE, tmp_path, lang="zh")
     skip_without_matplotlib(result)
     assert result.returncode == 0 and len(pngs(tmp_path)) == 9, result.stderr[-400:]
@@ -108,3 +109,27 @@ def test_unreadable_results_give_one_line_and_no_traceback(kind, tmp_path):
     skip_without_matplotlib(result)
     assert result.returncode == 1 and len(lines(result.stderr)) == 1, result.stderr[:300]
     assert result.stderr.startswith("plots: ") and "Traceback" not in result.stderr
+
+
+def test_scripts_run_without_their_execute_bits(tmp_path):
+    """Some unzip tools drop the execute bits: the Makefile runs its scripts through bash, so
+    `make plots` (plots.sh, python.sh) still works in such a copy, and run-all calls bash too."""
+    import sys
+    copy = tmp_path / "course"
+    for part in ("Makefile", "scripts", "plots", "results/reference"):
+        source, target = ROOT / part, copy / part
+        if source.is_dir():
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns("out", "__pycache__"))
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(source, target)
+    for script in (copy / "scripts").iterdir():
+        script.chmod(0o644)
+    result = subprocess.run(["make", "--no-print-directory", "plots", f"PYTHON={sys.executable}"],
+                            cwd=copy, capture_output=True, text=True)
+    skip_without_matplotlib(result)
+    assert result.returncode == 0, result.stderr[-400:]
+    assert pngs(copy / "plots" / "out"), "no figure drawn"
+    dry = subprocess.run(["make", "-n", "-o", "all", "run-all"], cwd=copy, capture_output=True,
+                         text=True)
+    assert "bash scripts/run_all.sh" in dry.stdout, dry.stdout[-400:]
