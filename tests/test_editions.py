@@ -18,11 +18,12 @@ Run as a script to check some pages while translating: python3 tests/test_editio
 """
 import os
 import re
-import subprocess
 import sys
 import pathlib
 
 import pytest
+
+from conftest import tracked_files
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 ZH = ".zh-CN.md"
@@ -40,10 +41,9 @@ SH_COMMENT = re.compile(r"\s+# .*$")  # a comment after a command, as the README
 
 
 def english_pages():
-    """Every tracked Markdown page that is not itself a translation."""
-    listed = subprocess.run(["git", "ls-files", "*.md"], cwd=ROOT, capture_output=True,
-                            text=True, check=True).stdout.split()
-    return sorted(p for p in listed if not p.endswith(ZH))
+    """Every tracked Markdown page (every one of the tree, without git) that is not itself a
+    translation."""
+    return sorted(p for p in tracked_files("*.md") if not p.endswith(ZH))
 
 
 def counterpart(page):

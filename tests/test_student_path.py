@@ -8,11 +8,10 @@ words of a student page, and no commit hash in a page a reader sees.
 """
 import pathlib
 import re
-import subprocess
 
 import pytest
 
-from conftest import LESSONS, ROOT, needs_gpu, program, run
+from conftest import LESSONS, ROOT, needs_gpu, program, run, tracked_files
 from lessons import STUDENT_READS, small_args
 
 MAIN_LINES = 250        # the file a student page sends a reader to first
@@ -29,12 +28,6 @@ FIRST_COMMAND_LINES, FIRST_COMMAND_WORDS = 40, 300
 # a path or an anchor.
 COMMIT_HASH = re.compile(r"(?<![\w/#.-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,12}(?![\w-])")
 PAGES_WITHOUT_HISTORY = re.compile(r"^(?!CONTRIBUTING)")  # CONTRIBUTING keeps the history
-
-
-def tracked(*patterns):
-    listed = subprocess.run(["git", "ls-files", *patterns], cwd=ROOT, capture_output=True,
-                            text=True, check=True).stdout.split()
-    return sorted(listed)
 
 
 def prose_words(markdown):
@@ -137,7 +130,7 @@ def test_the_word_count_skips_code_and_answers():
 
 def test_no_commit_hash_in_a_page():
     found = []
-    for page in tracked("*.md"):
+    for page in tracked_files("*.md"):
         if not PAGES_WITHOUT_HISTORY.match(page):
             continue
         for number, line in enumerate((ROOT / page).read_text().splitlines(), 1):
