@@ -1,6 +1,7 @@
-"""Every shell command a README shows runs as written on a fresh clone of the repository, on a
-machine without a GPU: it succeeds, or the program says in its one sentence that it needs a GPU.
-Two are left out and say why: `make test` (this suite), and nsys where it is not installed."""
+"""Every shell command a README shows runs as written on a fresh clone of the repository (a copy
+of the tree where git is missing), on a machine without a GPU: it succeeds, or the program says
+in its one sentence that it needs a GPU. Two are left out and say why: `make test` (this suite),
+and nsys where it is not installed."""
 import os
 import re
 import shutil
@@ -9,7 +10,7 @@ import sys
 
 import pytest
 
-from conftest import HAS_GPU, ROOT
+from conftest import HAS_GPU, ROOT, copy_tree, is_git_checkout
 
 NO_GPU_SENTENCE = "needs an NVIDIA GPU but cannot use one here"
 
@@ -33,9 +34,13 @@ COMMANDS = list(readme_commands())
 
 @pytest.fixture(scope="module")
 def clone(tmp_path_factory):
-    """A fresh clone of what is committed, as a newcomer gets it."""
+    """A fresh clone of what is committed, as a newcomer gets it; without git, a copy of the
+    tree less what git would not track (build/, results/ but its reference, ...)."""
     folder = tmp_path_factory.mktemp("fresh") / "course"
-    subprocess.run(["git", "clone", "-q", str(ROOT), str(folder)], check=True)
+    if is_git_checkout():
+        subprocess.run(["git", "clone", "-q", str(ROOT), str(folder)], check=True)
+    else:
+        copy_tree(folder)
     return folder
 
 
