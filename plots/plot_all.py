@@ -39,6 +39,16 @@ def line_style(variant, direction):
     return style
 
 
+# The figures are drawn at most about 9.5 inches wide, so that at the pages' 100 dpi (and shown
+# 700-900 pixels wide) their smallest words, 11 points, stay about 12 pixels high.
+STYLE = {"font.size": 12, "axes.titlesize": 13, "axes.labelsize": 12, "xtick.labelsize": 11,
+         "ytick.labelsize": 11, "legend.fontsize": 11, "legend.title_fontsize": 11,
+         "figure.titlesize": 14}
+SMALL = 11  # the smallest text a figure writes, in points
+
+# Names the results carry, as the English figures write them.
+ENGLISH_NAMES = {"by_role": "by role", "write_combined": "write-combined"}
+
 LANGUAGE = "en"  # of the figures' words: "zh" draws them in Chinese (main sets it from --lang)
 
 
@@ -54,7 +64,8 @@ def name(english):
             found = pattern.match(english)
             if found:
                 return chinese.format(*(name(group) for group in found.groups()))
-    return english
+        return english
+    return re.sub(r"\w+", lambda word: ENGLISH_NAMES.get(word[0], word[0]), english)
 
 
 class ResultsError(Exception):
@@ -216,37 +227,87 @@ def bandwidth_series(result_set):
     return {k: sorted(v) for k, v in series.items()}
 
 
+def coincide(a, b, tolerance):
+    """Whether two series, [(x, y), ...], draw as one line: the same x, every y within
+    tolerance; the largest difference, or None."""
+    if [x for x, _ in a] != [x for x, _ in b]:
+        return None
+    gap = max(abs(ya - yb) for (_, ya), (_, yb) in zip(a, b))
+    return gap if gap <= tolerance else None
+
+
+def merge_coinciding(series, tolerance):
+    """[(keys, the largest difference within them), ...]: series, {key: {part: points}},
+    grouped where every part of one coincides with the same part of the group's first."""
+    groups = []
+    for key, parts in series.items():
+        for group in groups:
+            first = series[group[0][0]]
+            gaps = [coincide(first[p], parts[p], tolerance) if p in first else None
+                    for p in parts]
+            if first.keys() == parts.keys() and None not in gaps:
+                group[0].append(key)
+                group[1] = max(group[1], *gaps)
+                break
+        else:
+            groups.append([[key], 0.0])
+    return groups
+
+
+def merged_label(labels, gap=None):
+    """The legend entry of lines drawn as one: each name, and how far apart they are (GB/s)."""
+    if len(labels) == 1:
+        return labels[0]
+    return "\n≈ ".join(labels) + ("" if gap is None else say(" (within {gbps:.1f} GB/s)",
+                                                               gbps=gap))
+
+
 def plot_bandwidth(plt, result_set, out):
     series = bandwidth_series(result_set)
     if not series:
         return None
-    fig, ax = plt.subplots(figsize=(13, 6))
-    sizes = []
-    palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    colours = {}  # one colour per lesson and memory kind; the line style tells the direction
-    for (lesson, variant, direction), points in sorted(series.items()):
-        x, y = zip(*points)
-        sizes += x
-        colour = colours.setdefault((lesson, variant), palette[len(colours) % len(palette)])
-        ax.plot(x, y, color=colour, **line_style(variant, direction),
-                label=say("{variant} {direction} ({lesson})", variant=name(variant),
-                          direction=direction, lesson=lesson))
+    fig, ax = plt.subplots(figsize=(9.5, 6.4))
     best = max(y for points in series.values() for _, y in points)
+    peak = result_set.pcie_peak_gbps()
+    top = max(best, peak or 0) * 1.15
+    # One colour per lesson and memory kind, the line style telling the direction; kinds whose
+    # lines would lie on one another (within 1.5% of the axis) draw one line and share an entry.
+    kinds = {}
+    for (lesson, variant, direction), points in sorted(series.items()):
+        kinds.setdefault((lesson, variant), {})[direction] = points
+    palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    sizes, handles = [], []
+    lessons = {variant: {l for l, v in kinds if v == variant} for _, variant in kinds}
+    for i, (group, gap) in enumerate(merge_coinciding(kinds, 0.015 * top)):
+        lesson, variant = group[0]
+        for direction, points in sorted(kinds[group[0]].items()):
+            x, y = zip(*points)
+            sizes += x
+            line, = ax.plot(x, y, color=palette[i % len(palette)],
+                            **line_style(variant, direction))
+        label = " ≈ ".join(name(v) for _, v in group)
+        if any(len(lessons[v]) > 1 for _, v in group):  # which lesson's sweep, where two have one
+            label = say("{kinds} ({lesson})", kinds=label, lesson=lesson)
+        if len(group) > 1:
+            label += say(" (within {gbps:.1f} GB/s)", gbps=gap)
+        handles.append((line, label))
+    for direction, style in DIRECTION_STYLE.items():
+        handles.append((ax.plot([], [], color="black", **style)[0], direction))
     ax.axhline(best, color="grey", linestyle="--", linewidth=1)
     ax.annotate(say("best measured {gbps:.1f} GB/s", gbps=best), (min(sizes), best), xytext=(0, 4),
                 textcoords="offset points", color="grey")
-    peak = result_set.pcie_peak_gbps()
     if peak:
         ax.axhline(peak, color="black", linestyle=":", linewidth=1)
         ax.annotate(say("PCIe peak {gbps:.1f} GB/s per direction", gbps=peak), (min(sizes), peak),
                     xytext=(0, 4), textcoords="offset points")
     size_axis(ax, sizes)
     ax.set_ylabel(say("bandwidth (GB/s, 1 GB = 1e9 bytes)"))
-    ax.set_ylim(bottom=0, top=max(best, peak or 0) * 1.15)
+    ax.set_ylim(bottom=0, top=top)
     ax.set_title(result_set.title(say("Copy bandwidth by transfer size (median; solid H2D, "
                                       "dashed D2H, dotted: both ways at once)")))
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=9)
+    ax.legend(*zip(*handles), loc="upper center", bbox_to_anchor=(0.5, -0.24), ncol=2,
+              frameon=False)
     return save(plt, fig, out / result_set.slug / "bandwidth")
 
 
@@ -274,9 +335,11 @@ def plot_alignment(plt, result_set, out):
     if not ratios:
         return None
     panels = [(k, d) for k in ("pinned", "pageable") for d in ("H2D", "D2H") if (k, d) in ratios]
-    fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 4.8), sharey=True,
+    columns = min(len(panels), 2)
+    rows = (len(panels) + columns - 1) // columns
+    fig, axes = plt.subplots(rows, columns, figsize=(9.5, 1.8 + 3.3 * rows), sharey=True,
                              squeeze=False)
-    for ax, key in zip(axes[0], panels):
+    for ax, key in zip(axes.flat, panels):
         sizes = []
         for offset, points in sorted(ratios[key].items()):
             x, y = zip(*points)
@@ -287,14 +350,23 @@ def plot_alignment(plt, result_set, out):
                               offset=offset))
         ax.axhline(1, color="grey", linewidth=1)
         size_axis(ax, sizes)
+        if ax not in axes[-1]:
+            ax.set_xlabel("")
         ax.set_title(say("{kind} {direction}", kind=name(key[0]), direction=key[1]))
         ax.grid(True, alpha=0.3)
-    axes[0][0].set_ylabel(say("speed at the offset / at offset 0 (paired)"))
-    axes[0][-1].legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=9,
-                       title=say("host address"))
-    fig.suptitle(result_set.title(say("Lecture 7.2 predicts dashed lines (unaligned) below 1, "
-                                      "pinned most; median of each")))
-    return save(plt, fig, out / result_set.slug / "alignment")
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
+    for row in axes:
+        row[0].set_ylabel(say("speed at the offset / at offset 0\n(in the same repetition; "
+                              "median)"))
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=3, title=say("host address"),
+               frameon=False)
+    fig.suptitle(result_set.title(say(
+        "Copy speed at a host address offset from an aligned one, relative to offset 0\n"
+        "(lecture 7.2 predicts dashed lines, unaligned, below 1, pinned most)")))
+    fig.tight_layout(rect=(0, 0.06 + 0.04 * (3 - rows), 1, 1))
+    return save(plt, fig, out / result_set.slug / "alignment", layout=False)
 
 
 # --------------------------------------------------------------------- phases (01 and 05)
@@ -336,31 +408,28 @@ PHASE_KINDS = {"blocked": ("tab:red", "blocked in CUDA calls"),
                "issuing": ("tab:grey", "issuing the calls")}
 
 
+def fits(fig, ax, text, left, width):
+    """Whether text, drawn, lies within the bar from left to left + width (data units)."""
+    extent = text.get_window_extent(fig.canvas.get_renderer())
+    x0, x1 = ax.transData.transform([(left, 0), (left + width, 0)])[:, 0]
+    return extent.width + 6 < x1 - x0
+
+
 def plot_phases(plt, result_set, out):
     """Where the CPU's time goes: blocked in CUDA calls, or free for its own work."""
     bars, note = phase_bars(result_set)
     if not bars:
         return None
-    fig, ax = plt.subplots(figsize=(11, 2.2 + 1.2 * len(bars)))
+    fig, ax = plt.subplots(figsize=(9.5, 2.8 + 1.15 * len(bars)))
     total = max(sum(ms for _, ms in parts) for _, parts in bars)
     widths = {}
     for y, (label, parts) in enumerate(bars):
-        start, outside = 0.0, []
+        start = 0.0
         for what, ms in parts:
-            kind, part = what.split(": ")
-            part = say(part)
+            kind = what.split(": ")[0]
             widths[kind] = widths.get(kind, 0) + ms
             ax.barh(y, ms, left=start, color=PHASE_KINDS[kind][0], edgecolor="white")
-            if ms > 0.012 * text_width(part) * total:  # wide enough to hold its label
-                ax.text(start + ms / 2, y, say("{name}\n{ms:.1f} ms", name=part, ms=ms),
-                        ha="center", va="center", fontsize=11, color="white", fontweight="bold")
-            else:
-                outside.append(say("{name} {ms:.2g}", name=part, ms=ms))
             start += ms
-        # After the bar: its total, and the parts too narrow to say so themselves.
-        ax.text(start + 0.01 * total, y, say("{ms:.1f} ms", ms=start) + (
-            say("\n({parts} ms)", parts=", ".join(outside)) if outside else ""), va="center",
-            fontsize=10)
     # One legend entry per kind of time, saying so where its bars are too thin to see.
     for kind, ms in widths.items():
         colour, meaning = PHASE_KINDS[kind]
@@ -372,8 +441,45 @@ def plot_phases(plt, result_set, out):
     ax.set_xlabel(say("time as the CPU saw it (ms, host clock, median)"))
     ax.set_title(result_set.title(say("Where the CPU's time goes: c = a + b, lessons 01 and 05") +
                                   (say("\n({note})", note=note) if note else "")))
-    ax.set_xlim(0, 1.25 * total)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, fontsize=10, frameon=False)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
+    # Each part's name and time inside its bar where they fit, else after the bar with its total;
+    # the axis long enough for what is written after the bars. Both depend on the scale: settled
+    # in a few rounds.
+    outside, limit, texts = set(), 1.05 * total, []
+    for _ in range(5):
+        for text in texts:
+            text.remove()
+        texts, after, moved = [], [], len(outside)
+        ax.set_xlim(0, limit)
+        fig.tight_layout()
+        for y, (label, parts) in enumerate(bars):
+            start, beside = 0.0, []
+            for what, ms in parts:
+                part = say(what.split(": ")[1])
+                if (y, what) in outside:
+                    beside.append(say("{name} {ms:.2g}", name=part, ms=ms))
+                else:
+                    text = ax.text(start + ms / 2, y, say("{name}\n{ms:.1f} ms", name=part,
+                                                          ms=ms),
+                                   ha="center", va="center", color="white", fontweight="bold")
+                    texts.append(text)
+                    if not fits(fig, ax, text, start, ms):
+                        outside.add((y, what))
+                start += ms
+            text = ax.text(start + 0.01 * limit, y, say("{ms:.1f} ms", ms=start) + (
+                say("\n({parts} ms)", parts=", ".join(beside)) if beside else ""),
+                va="center", fontsize=SMALL)
+            texts.append(text)
+            after.append((start, text))
+        renderer = fig.canvas.get_renderer()
+        width = ax.get_window_extent(renderer).width
+        # The bar's end at end / limit of the axis, its text after it: limit >= end * width /
+        # (width - the text's width).
+        needed = max(end * width / max(width - t.get_window_extent(renderer).width - 12, 1)
+                     for end, t in after)
+        if needed <= limit and len(outside) == moved:
+            break
+        limit = max(limit, needed * 1.02)
     return save(plt, fig, out / result_set.slug / "phases")
 
 
@@ -393,20 +499,23 @@ def busy_shares(result_set):
 
 
 def plot_busy(ax, shares):
-    """Under the Gantt chart: the share of each run's span each kind of work was running."""
-    height = 0.8 / max(len(shares), 1)
-    for i, (run, share) in enumerate(shares.items()):  # the order of the Gantt charts
-        y = [j + i * height for j in range(len(BUSY))]
-        values = [100 * share.get(variant, 0) for variant, _ in BUSY]
-        bars = ax.barh(y, values, height, label=name(run))
-        ax.bar_label(bars, fmt="%.0f%%", padding=3, fontsize=9)
-    ax.set_yticks([j + height * (len(shares) - 1) / 2 for j in range(len(BUSY))])
+    """Under the Gantt chart: the share of each run's span each kind of work was running, a table
+    of kinds by runs, each cell saying its share."""
+    runs = list(shares)  # the order of the Gantt charts
+    grid = [[100 * shares[run].get(variant, 0) for run in runs] for variant, _ in BUSY]
+    ax.imshow(grid, cmap="Blues", vmin=-20, vmax=130, aspect="auto")
+    for i, row in enumerate(grid):
+        for j, value in enumerate(row):
+            ax.text(j, i, f"{value:.0f}%", ha="center", va="center", fontsize=SMALL,
+                    color="white" if value > 70 else "black")
+    ax.set_xticks(range(len(runs)))
+    ax.set_xticklabels([name(run) for run in runs])
+    ax.xaxis.tick_top()
+    ax.tick_params(length=0)
+    ax.set_yticks(range(len(BUSY)))
     ax.set_yticklabels([say(label) for _, label in BUSY])
-    ax.invert_yaxis()
-    ax.set_xlim(0, 110)
     ax.set_xlabel(say("busy: share of the run's span with at least one such operation running "
                       "(%)"))
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=9)
 
 
 def plot_timeline(plt, result_set, out):
@@ -418,10 +527,13 @@ def plot_timeline(plt, result_set, out):
     chunks = max(op["chunk"] for op in result_set.trace) + 1
     cmap = plt.get_cmap("viridis")
     shares = busy_shares(result_set)
-    busy_height = 0.13 * len(BUSY) * len(shares) + 0.6  # room for a bar per run and kind
-    fig = plt.figure(figsize=(13, 1.6 + 1.5 * len(runs) + (busy_height if shares else 0)))
-    grid = fig.add_gridspec(len(runs) + bool(shares), 1, hspace=0.45,
-                            height_ratios=[1.5] * len(runs) + ([busy_height] if shares else []))
+    heights = [0.35 + 0.26 * len({op["row"] for op in result_set.trace if op["run"] == run})
+               for run in runs]
+    busy_height = 0.9 + 0.3 * len(BUSY)
+    fig = plt.figure(figsize=(9.5, 1.2 + sum(heights) + 0.5 * len(runs) +
+                              (busy_height if shares else 0)), layout="constrained")
+    grid = fig.add_gridspec(len(runs) + bool(shares), 1,
+                            height_ratios=heights + ([busy_height] if shares else []))
     gantt = [fig.add_subplot(grid[0])]
     gantt += [fig.add_subplot(grid[i], sharex=gantt[0]) for i in range(1, len(runs))]
     for ax, run in zip(gantt, runs):
@@ -437,7 +549,7 @@ def plot_timeline(plt, result_set, out):
         ax.set_yticks(range(len(rows)))
         ax.set_yticklabels([say(row) for row in rows])
         ax.invert_yaxis()
-        ax.set_title(say("{run}: {ms:.1f} ms", run=name(run), ms=end), loc="left", fontsize=11)
+        ax.set_title(say("{run}: {ms:.1f} ms", run=name(run), ms=end), loc="left", fontsize=12)
         ax.grid(True, axis="x", alpha=0.3)
     for ax in gantt[:-1]:
         ax.tick_params(labelbottom=False)
@@ -447,10 +559,9 @@ def plot_timeline(plt, result_set, out):
     colourbar.set_label(say("chunk"))
     if shares:
         plot_busy(fig.add_subplot(grid[len(runs)]), shares)
-    # Above the runs' own titles, which sit at the top left of each panel.
     fig.suptitle(result_set.title(say("06_overlap_pipeline: copies and kernels as CUPTI recorded "
-                                      "them")), y=1.04)
-    # tight_layout does not fit a shared colour bar: the saved picture is cropped instead.
+                                      "them")))
+    # The layout is the figure's own (constrained, which fits the shared colour bar).
     return save(plt, fig, out / result_set.slug / "timeline_06", layout=False)
 
 
@@ -515,7 +626,7 @@ def plot_intensity(plt, result_set, out):
     if not points:
         return None
     iters, speedup, ceiling = zip(*points)
-    fig, ax = plt.subplots(figsize=(10, 6))
+    fig, ax = plt.subplots(figsize=(9.5, 6))
     ax.plot(iters, ceiling, color="black", linestyle="--", marker="",
             label=say("bound: serial time / the slower of the pipeline without its kernels "
                       "and without its copies"))
@@ -540,35 +651,48 @@ def plot_staged(plt, result_set, out):
     staged = sorted((r["params"]["threads"], r) for r in rows if r["variant"] == "staged")
     if not staged:
         return None
-    fig, ax = plt.subplots(figsize=(10, 5.5))
+    fig, ax = plt.subplots(figsize=(9.5, 7))
     threads = [int(t) for t, _ in staged]
-    ax.plot(threads, [r["gbps"] for _, r in staged], marker="o", label=say("staged pipeline"))
-    for variant, label, marker in (("cpu_alone", "its CPU copies alone (no GPU)", "s"),
-                                   ("cpu_inside", "its CPU copies inside the staged run", "^")):
-        cpu = sorted((r["params"]["threads"], r) for r in rows if r["variant"] == variant)
-        ax.plot([t for t, _ in cpu], [r["bytes"] / r["median_ms"] / 1e6 for _, r in cpu],
-                marker=marker, linestyle="--", label=say(label))
+    top = 1.15 * max(r["gbps"] for r in rows if r["gbps"])  # the ceiling in view
+    # Lines that would lie on one another (within 1.5% of the axis) are drawn once, their
+    # legend entry naming each.
+    tolerance = 0.015 * top
+    rising = {"staged": ("staged pipeline", "o", "-")}
+    rising.update({"cpu_alone": ("its CPU copies alone (no GPU)", "s", "--"),
+                   "cpu_inside": ("its CPU copies inside the staged run", "^", "--")})
+    points = {"staged": [(t, r["gbps"]) for t, r in staged]}
+    for variant in ("cpu_alone", "cpu_inside"):
+        points[variant] = sorted((r["params"]["threads"], r["bytes"] / r["median_ms"] / 1e6)
+                                 for r in rows if r["variant"] == variant)
+    palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, (group, gap) in enumerate(merge_coinciding(
+            {v: {"": p} for v, p in points.items() if p}, tolerance)):
+        label, marker, style = rising[group[0]]
+        x, y = zip(*points[group[0]])
+        ax.plot(x, y, marker=marker, linestyle=style, color=palette[i], label=merged_label(
+            [say(rising[v][0]) for v in group], gap))
     lines = (("pinned_only", "data already pinned (the ceiling)", "black", ":"),
              ("gpu_alone", "its GPU work alone (no CPU copies)", "grey", "-."),
              ("async_pageable", "cudaMemcpyAsync from pageable memory", "tab:red", "--"),
              ("sync_pageable", "lesson 01's way", "tab:brown", ":"))
-    for variant, label, colour, style in lines:
-        for r in rows:
-            if r["variant"] == variant:
-                # The ceiling on top, thicker: the GPU's work alone often runs as fast, just under.
-                ceiling = variant == "pinned_only"
-                ax.axhline(r["gbps"], color=colour, linestyle=style,
-                           linewidth=2 if ceiling else 1.2, zorder=3 if ceiling else 2,
-                           label=say("{label}: {gbps:.1f} GB/s", label=say(label),
-                                     gbps=r["gbps"]))
+    levels = {variant: r["gbps"] for r in rows for variant, *_ in lines if r["variant"] == variant}
+    groups = merge_coinciding({v: {"": [(0, levels[v])]} for v, *_ in lines if v in levels},
+                              tolerance)
+    for group, _ in groups:
+        _, _, colour, style = next(line for line in lines if line[0] == group[0])
+        ax.axhline(levels[group[0]], color=colour, linestyle=style, linewidth=1.5,
+                   label=merged_label([say("{label}: {gbps:.1f} GB/s", label=say(label),
+                                               gbps=levels[variant])
+                                           for variant in group for v, label, *_ in lines
+                                           if v == variant]))
     ax.set_xscale("log", base=2)
     ax.set_xticks(threads)
     ax.set_xticklabels([str(t) for t in threads])
     ax.set_xlabel(say("CPU threads copying into and out of the staging buffers"))
     ax.set_ylabel(say("GB/s in and out (1 GB = 1e9 bytes)"))
-    ax.set_ylim(0, 1.15 * max(r["gbps"] for r in rows if r["gbps"]))  # the ceiling in view
+    ax.set_ylim(0, top)
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="center left", fontsize=9)  # between the ceiling and the rising lines
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=1, frameon=False)
     ax.set_title(result_set.title(say("06 part 5: the data in pageable memory, staged by the CPU "
                                       "(median, host clock)")))
     return save(plt, fig, out / result_set.slug / "staged_06")
@@ -603,8 +727,8 @@ def gpu_legend(fig, result_sets, colours):
     handles = [fig.axes[0].plot([], [], color=colours[s.label], linewidth=3)[0]
                for s in result_sets]
     fig.legend(handles, [s.label + (f", {s.date}" if s.date else "") for s in result_sets],
-               loc="lower center", ncol=min(len(result_sets), 3), fontsize=10,
-               bbox_to_anchor=(0.5, 0), frameon=False)
+               loc="lower center", ncol=min(len(result_sets), 2), bbox_to_anchor=(0.5, 0),
+               frameon=False)
 
 
 def plot_bandwidth_comparison(plt, result_sets, out):
@@ -615,8 +739,8 @@ def plot_bandwidth_comparison(plt, result_sets, out):
               if any(compared_sweep(s, kind, experiment, "H2D") for s in result_sets)]
     if not panels:
         return None
-    rows = 1 + (len(result_sets) + 2) // 3  # the legend's rows, under the panels
-    fig, axes = plt.subplots(2, len(panels), figsize=(3.6 * len(panels), 7.6 + 0.3 * rows),
+    rows = 1 + (len(result_sets) + 1) // 2  # the legend's rows, under the panels
+    fig, axes = plt.subplots(2, len(panels), figsize=(3.6 * len(panels), 8 + 0.3 * rows),
                              sharey="row", squeeze=False)
     for row, direction in enumerate(DIRECTION_STYLE):
         fastest = 0
@@ -633,17 +757,18 @@ def plot_bandwidth_comparison(plt, result_sets, out):
             both = experiment == "bandwidth_bidirectional"
             ax.set_title(say("{kind}, both ways at once\n{direction}" if both else
                              "{kind}\n{direction}", kind=name(kind.replace("_", "-")),
-                             direction=direction), fontsize=11)
+                             direction=direction))
             size_axis(ax, sizes)
-            ax.tick_params(axis="x", labelsize=8)
-            ax.set_xlabel("")
+            ax.tick_params(axis="x", labelsize=10)
+            if row == 0:
+                ax.set_xlabel("")
             ax.grid(True, alpha=0.3)
         axes[row][0].set_ylim(0, fastest * 1.08)  # the row shares it
         axes[row][0].set_ylabel(say("{direction}: GB/s (1e9 bytes/s)", direction=direction))
     gpu_legend(fig, result_sets, colours)
     fig.suptitle(say("Host-device copy bandwidth across GPUs, by memory kind (median; transfer "
                      "size along each axis)"))
-    fig.tight_layout(rect=(0, 0.025 * rows, 1, 1))
+    fig.tight_layout(rect=(0, 0.03 * rows, 1, 1))
     return save(plt, fig, out / "compare" / "bandwidth", layout=False)
 
 
@@ -653,8 +778,8 @@ def plot_pipeline_comparison(plt, result_sets, out):
     if not with_pipeline:
         return None
     colours = gpu_colours(plt, result_sets)
-    rows = 1 + (len(with_pipeline) + 2) // 3
-    fig, (bars_ax, lines_ax) = plt.subplots(1, 2, figsize=(15, 6 + 0.3 * rows))
+    rows = 1 + (len(with_pipeline) + 1) // 2
+    fig, (bars_ax, lines_ax) = plt.subplots(1, 2, figsize=(9.5, 5.4 + 0.3 * rows))
     regimes = ("copy-bound", "balanced", "compute-bound")
     width = 0.8 / len(with_pipeline)
     all_iters = set()
@@ -663,8 +788,11 @@ def plot_pipeline_comparison(plt, result_sets, out):
         efficiency = {r["params"].get("regime"): r["params"]["efficiency"]
                       for r in result_set.select(lesson="06_overlap_pipeline",
                                                  experiment="regimes", variant="depth_first")}
-        bars_ax.bar([x + i * width for x in range(len(regimes))],
-                    [efficiency.get(r, 0) for r in regimes], width, color=colour)
+        bars = bars_ax.bar([x + i * width for x in range(len(regimes))],
+                           [efficiency.get(r, 0) for r in regimes], width, color=colour)
+        # Each bar's value inside it, upright where the bars are too narrow for it lying.
+        bars_ax.bar_label(bars, fmt="%.2f", label_type="center", color="white", fontsize=SMALL,
+                          fontweight="bold", rotation=90 if len(with_pipeline) > 2 else 0)
         points = ([(i, speedup) for i, speedup, _ in intensity_points(result_set)] or
                   regime_points(result_set))
         if points:
@@ -676,18 +804,18 @@ def plot_pipeline_comparison(plt, result_sets, out):
     bars_ax.set_xticklabels([name(regime) for regime in regimes])
     bars_ax.set_ylabel(say("efficiency = bound / pipeline time"))
     bars_ax.set_ylim(0, 1.1)
-    bars_ax.set_title(say("efficiency by regime (1 = as fast as its bound)"))
+    bars_ax.set_title(say("efficiency by regime\n(1 = as fast as its bound)"))
     lines_ax.set_xscale("log", base=2)
     lines_ax.set_xticks(sorted(all_iters))
     lines_ax.set_xticklabels([f"{i:g}" for i in sorted(all_iters)])
     lines_ax.set_xlabel(say("kernel iterations per element"))
     lines_ax.set_ylabel(say("speed-up over one stream, one buffer (x)"))
     lines_ax.set_ylim(bottom=0)
-    lines_ax.set_title(say("speed-up by arithmetic intensity"))
+    lines_ax.set_title(say("speed-up by\narithmetic intensity"))
     lines_ax.grid(True, alpha=0.3)
     gpu_legend(fig, with_pipeline, colours)
     fig.suptitle(say("06_overlap_pipeline across GPUs"))
-    fig.tight_layout(rect=(0, 0.035 * rows, 1, 1))
+    fig.tight_layout(rect=(0, 0.04 * rows, 1, 1))
     return save(plt, fig, out / "compare" / "pipeline", layout=False)
 
 
@@ -716,19 +844,40 @@ def use_chinese(plt):
     LANGUAGE = "zh"
 
 
+LANGUAGES = ("en", "zh")
+
+
+def language(text):
+    """--lang's value: en or zh, or a locale naming one (zh_CN.UTF-8, zh_CN, zh-Hans, en_US)."""
+    code = re.split(r"[_.@-]", text.strip(), maxsplit=1)[0].lower()
+    if code in ("c", "posix", ""):
+        code = "en"
+    if code not in LANGUAGES:
+        raise argparse.ArgumentTypeError(f"{text!r}: the figures' words are en or zh (a locale "
+                                         "such as zh_CN.UTF-8 counts as its language)")
+    return code
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", default="results", type=pathlib.Path)
     parser.add_argument("--out", default="plots/out", type=pathlib.Path)
-    parser.add_argument("--dpi", default=150, type=int, help="PNG resolution (docs/ uses 70)")
-    parser.add_argument("--lang", default="en", choices=("en", "zh"),
-                        help="the figures' words: English, or Chinese (needs a Chinese font)")
+    parser.add_argument("--dpi", default=150, type=int, help="PNG resolution (docs/ uses 100)")
+    parser.add_argument("--lang", default="en", type=language, metavar="{en,zh}",
+                        help="the figures' words: English, or Chinese (needs a Chinese font); "
+                             "a locale such as zh_CN.UTF-8 counts as its language")
     args = parser.parse_args()
 
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    plt.rcParams.update({"font.size": 12, "axes.titlesize": 13, "savefig.dpi": args.dpi})
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        print(f"plots: this Python ({sys.executable}) cannot load matplotlib ({e}): run "
+              "`make plots`, which finds or installs a Python that has it", file=sys.stderr)
+        sys.exit(3)  # something to install, not a failure
+    plt.rcParams.update(STYLE)
+    plt.rcParams["savefig.dpi"] = args.dpi
     if args.lang == "zh":
         use_chinese(plt)
 

@@ -21,7 +21,8 @@ LABELS = {
     " (reference)": "（参考结果）",
     " (CONTENDED: the GPU was shared during the run)": "（被占用：运行期间有其他进程在用这块 GPU）",
     # bandwidth
-    "{variant} {direction} ({lesson})": "{variant} {direction}（{lesson}）",
+    "{kinds} ({lesson})": "{kinds}（{lesson}）",
+    " (within {gbps:.1f} GB/s)": "（相差不到 {gbps:.1f} GB/s）",
     "best measured {gbps:.1f} GB/s": "实测最高 {gbps:.1f} GB/s",
     "PCIe peak {gbps:.1f} GB/s per direction": "PCIe 峰值：每个方向 {gbps:.1f} GB/s",
     "bandwidth (GB/s, 1 GB = 1e9 bytes)": "带宽（GB/s，1 GB = 1e9 字节）",
@@ -31,10 +32,13 @@ LABELS = {
     "+{offset} B": "+{offset} B",
     "+{offset} B (256-aligned)": "+{offset} B（256 字节对齐）",
     "{kind} {direction}": "{kind} {direction}",
-    "speed at the offset / at offset 0 (paired)": "该偏移的速度 / 偏移 0 的速度（逐次配对）",
+    "speed at the offset / at offset 0\n(in the same repetition; median)":
+        "该偏移的速度 / 偏移 0 的速度\n（同一次重复中测得；取中位数）",
     "host address": "主机地址",
-    "Lecture 7.2 predicts dashed lines (unaligned) below 1, pinned most; median of each":
-        "讲义 7.2 预言虚线（未对齐）低于 1，固定内存最明显；各点为中位数",
+    "Copy speed at a host address offset from an aligned one, relative to offset 0\n"
+    "(lecture 7.2 predicts dashed lines, unaligned, below 1, pinned most)":
+        "主机地址相对对齐地址偏移后的拷贝速度，以偏移 0 为 1\n"
+        "（讲义 7.2 预言虚线，即未对齐，低于 1，固定内存最明显）",
     # phases
     "01 synchronous\npageable, {size}\nper vector": "01 同步\n可分页内存，每个向量\n{size}",
     "05 synchronous\npinned, {size}\nper vector": "05 同步\n固定内存，每个向量\n{size}",
@@ -111,9 +115,9 @@ LABELS = {
     "{direction}: GB/s (1e9 bytes/s)": "{direction}：GB/s（1e9 字节/秒）",
     "Host-device copy bandwidth across GPUs, by memory kind (median; transfer size along each "
     "axis)": "各 GPU 的主机-设备拷贝带宽，按内存种类（中位数；横轴为传输大小）",
-    "efficiency by regime (1 = as fast as its bound)": "各情形的效率（1 = 与界限一样快）",
+    "efficiency by regime\n(1 = as fast as its bound)": "各情形的效率\n（1 = 与界限一样快）",
     "kernel iterations per element": "每个元素的核函数迭代次数",
-    "speed-up by arithmetic intensity": "不同计算强度下的加速比",
+    "speed-up by\narithmetic intensity": "不同计算强度下的\n加速比",
     "06_overlap_pipeline across GPUs": "各 GPU 上的 06_overlap_pipeline",
 }
 
