@@ -1,10 +1,10 @@
-"""Every exercise of every lesson README runs without editing the code, and its answer holds.
+"""Every exercise of every lesson page runs without editing the code, and its answer holds.
 
-Everywhere: each lesson has `--exercise N` for each exercise its README lists, and no more; each
-exercise has its answer in a collapsed block right under it, which names the reference log it
-quotes and ends with what other GPUs show; and every measured figure of an answer before that
-(a number with a decimal point, or with a unit) is in that log, so an answer cannot outlive the
-reference it was measured from.
+Everywhere: each lesson has `--exercise N` for each exercise its page lists, and no more; each
+exercise has its answer in the teacher's edition (docs/answers.md, docs/answers.zh-CN.md), not on
+the student's page; the answer names the reference log it quotes and ends with what other GPUs
+show; and every measured figure of an answer before that (a number with a decimal point, or with
+a unit) is in that log, so an answer cannot outlive the reference it was measured from.
 On a GPU: every exercise runs, writes its answer rows, and comes out as its answer says (the
 race an exercise predicts is caught by verification, for instance).
 """
@@ -17,7 +17,9 @@ from conftest import LESSONS, ROOT, needs_gpu, program, run
 from lessons import EXERCISE_OUTCOMES
 
 REFERENCE = ROOT / "results" / "reference" / "nvidia-h200"
-ANSWER = {"README.md": "<summary>Answer</summary>", "README.zh-CN.md": "<summary>答案</summary>"}
+# The teacher's edition of each page's answers, and how it heads an exercise's answer.
+ANSWERS = {"README.md": ("docs/answers.md", "Exercise"),
+           "README.zh-CN.md": ("docs/answers.zh-CN.md", "练习")}
 # Each answer ends with what other GPUs show, after this; figures there are not the reference's.
 OTHER_GPUS = {"README.md": "**Other GPUs:**", "README.zh-CN.md": "**其他 GPU：**"}
 # A measured figure: a number with a decimal point, or a number with a unit of time, rate or share
@@ -61,17 +63,37 @@ def test_each_exercise_has_a_switch_and_no_more(lesson):
         f"--exercise {count + 1} was not refused: the README lists {count}"
 
 
+def answers(readme, lesson):
+    """{exercise number: its answer} of `lesson` in the teacher's edition for `readme`."""
+    page, word = ANSWERS[readme]
+    text = (ROOT / page).read_text()
+    start = text.find(f"\n## {lesson}\n")
+    if start < 0:
+        return {}
+    end = text.find("\n## ", start + 1)
+    section = text[start:end if end >= 0 else len(text)]
+    parts = re.split(rf"(?m)^### {word} (\d+)\n", section)
+    return {int(number): body for number, body in zip(parts[1::2], parts[2::2])}
+
+
+@pytest.mark.parametrize("readme", ["README.md", "README.zh-CN.md"])
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_the_answers_are_in_the_teachers_edition_only(lesson, readme):
+    page = (ROOT / lesson / readme).read_text()
+    assert "<details>" not in page, f"{lesson}/{readme} still holds an answer"
+    numbers = [number for number, _ in exercises(ROOT / lesson / readme)]
+    assert sorted(answers(readme, lesson)) == numbers, \
+        f"{ANSWERS[readme][0]} answers {sorted(answers(readme, lesson))} of {lesson}'s {numbers}"
+    assert f"{ANSWERS[readme][0].split('/')[-1]}#{lesson}" in page, \
+        f"{lesson}/{readme} does not link its answers in the teacher's edition once"
+
+
 @pytest.mark.parametrize("readme", ["README.md", "README.zh-CN.md"])
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_each_exercise_has_an_answer_from_the_reference(lesson, readme):
     problems = []
-    for number, text in exercises(ROOT / lesson / readme):
-        block = re.search(r"<details>\s*" + re.escape(ANSWER[readme]) + r"(.*?)</details>", text,
-                          re.S)
-        if not block:
-            problems.append(f"exercise {number}: no {ANSWER[readme]} block under it")
-            continue
-        answer, other_gpus, _ = block.group(1).partition(OTHER_GPUS[readme])
+    for number, text in sorted(answers(readme, lesson).items()):
+        answer, other_gpus, _ = text.partition(OTHER_GPUS[readme])
         if not other_gpus:
             problems.append(f"exercise {number}: the answer says nothing of other GPUs "
                             f"({OTHER_GPUS[readme]})")
@@ -91,7 +113,7 @@ def test_each_exercise_has_an_answer_from_the_reference(lesson, readme):
         missing = sorted(figures - found, key=float)
         if missing:
             problems.append(f"exercise {number}: {missing} are in no log it names ({logs})")
-    assert not problems, f"{lesson}/{readme}:\n" + "\n".join(problems)
+    assert not problems, f"{ANSWERS[readme][0]}, {lesson}:\n" + "\n".join(problems)
 
 
 @needs_gpu
