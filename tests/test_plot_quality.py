@@ -4,11 +4,13 @@ or iterations each tick stands on a measured point. Drawn from the reference, an
 side by side (the reference under four names with scaled figures: a fixture, never results),
 in English and in Chinese (`make plots LANG=zh`): there every word has its translation, every
 character its glyph, and no translation goes unused."""
+import argparse
 import csv
 import math
 import os
 import re
 import shutil
+import subprocess
 import sys
 import warnings
 
@@ -51,6 +53,18 @@ def legend_problems(fig, name, renderer):
                 extent = patch.get_window_extent(renderer)
                 if extent.width > 1 and extent.height > 1 and box.overlaps(extent):
                     yield f"{name}: the legend covers a bar"
+
+
+def text_problems(fig, name, renderer):
+    """Words written on an axis (a bar's label, a note after a bar) stay inside its frame."""
+    for ax in fig.axes:
+        frame = ax.get_window_extent(renderer)
+        for text in ax.texts:
+            box = text.get_window_extent(renderer)
+            if text.get_visible() and text.get_text() and (
+                    box.x0 < frame.x0 - 1 or box.x1 > frame.x1 + 1 or
+                    box.y0 < frame.y0 - 1 or box.y1 > frame.y1 + 1):
+                yield f"{name}: '{text.get_text()}' runs over its axis' frame"
 
 
 def tick_problems(fig, name):
@@ -109,6 +123,7 @@ def checked(monkeypatch):
         fig.canvas.draw()
         problems.extend(legend_problems(fig, stem.name, renderer))
         problems.extend(tick_problems(fig, stem.name))
+        problems.extend(text_problems(fig, stem.name, renderer))
         return original(plt, fig, stem, layout=False)
 
     monkeypatch.setattr(plot_all, "save", save)
@@ -164,3 +179,30 @@ def test_four_gpus_side_by_side_are_readable(language, checked, tmp_path):
         plot_all.ResultSet(REFERENCE)
         unused = set(plot_all.zh.LABELS) - language
         assert not unused, f"plots/zh.py translates labels no figure uses: {sorted(unused)}"
+
+
+@pytest.mark.parametrize("given, language", [("zh_CN.UTF-8", "zh"), ("zh_CN", "zh"), ("zh", "zh"),
+                                             ("zh-Hans", "zh"), ("en_US.UTF-8", "en"),
+                                             ("en", "en"), ("C", "en")])
+def test_lang_takes_a_locale(given, language):
+    """`make plots LANG=zh_CN.UTF-8` hands a locale to --lang: its language counts."""
+    assert plot_all.language(given) == language
+
+
+def test_lang_refuses_a_language_it_cannot_draw():
+    with pytest.raises(argparse.ArgumentTypeError, match="en or zh"):
+        plot_all.language("fr_FR.UTF-8")
+
+
+def test_a_python_without_matplotlib_says_so_in_one_line(tmp_path):
+    """`python3 plots/plot_all.py` with a plain Python: one line pointing to `make plots`, exit 3
+    (python -S leaves out the site-packages, and matplotlib with them)."""
+    python = [sys.executable, "-S"]
+    if subprocess.run(python + ["-c", "import matplotlib"], capture_output=True).returncode == 0:
+        pytest.skip("matplotlib is importable even without site-packages")
+    result = subprocess.run(python + [str(ROOT / "plots" / "plot_all.py"), "--results",
+                                      str(REFERENCE.parent), "--out", str(tmp_path)],
+                            capture_output=True, text=True)
+    assert result.returncode == 3, result.stderr
+    assert len(result.stderr.splitlines()) == 1 and "make plots" in result.stderr, result.stderr
+    assert not list(tmp_path.iterdir())
