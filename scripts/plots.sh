@@ -10,6 +10,6 @@ cd "$(dirname "$0")/.."
 python=$(bash scripts/python.sh matplotlib) || exit 3
 lang=${PLOTS_LANG:-en}
 default_out=plots/out
-[ "$lang" = en ] || default_out=plots/out/$lang
+case $lang in zh*) default_out=plots/out/zh ;; esac  # zh, zh_CN, zh_CN.UTF-8: plot_all.py's forms
 exec "$python" plots/plot_all.py --results "${PLOTS_RESULTS:-results}" \
     --out "${PLOTS_OUT:-$default_out}" --lang "$lang"
