@@ -15,7 +15,7 @@ def test_run_all_without_gpu_draws_the_reference_and_ends_cleanly(tmp_path):
     """run_all.sh says there is nothing to measure and exits 77; `make run-all` ends with 0."""
     if HAS_GPU:
         pytest.skip("a GPU is here: run-all would measure")
-    result = run(ROOT / "scripts" / "run_all.sh", *LESSONS,
+    result = run("bash", ROOT / "scripts" / "run_all.sh", *LESSONS,
                  env={"RESULTS_DIR": str(tmp_path / "results")})
     assert result.returncode == 77, result.stderr[:300]
     assert "drawing the shipped reference results" in result.stderr, result.stderr[:300]
@@ -32,8 +32,8 @@ def test_csv_schema_has_one_source():
 
 
 def plots(results, out, lang="en"):
-    return run(ROOT / "scripts" / "plots.sh", env={"PLOTS_RESULTS": str(results),
-                                                   "PLOTS_OUT": str(out), "PLOTS_LANG": lang})
+    return run("bash", ROOT / "scripts" / "plots.sh",
+               env={"PLOTS_RESULTS": str(results), "PLOTS_OUT": str(out), "PLOTS_LANG": lang})
 
 
 def pngs(folder):
