@@ -67,7 +67,8 @@ CUPTI_INC := $(firstword $(foreach d,include extras/CUPTI/include,$(if \
                $(wildcard $(CUDA_PATH)/$(d)/cupti.h),$(CUDA_PATH)/$(d))))
 ifneq ($(and $(CUPTI_LIB),$(CUPTI_INC)),)
 $(OBJ)/06_overlap_pipeline/timeline.c.o: EXTRA_CFLAGS = -DHAVE_CUPTI=1 -isystem $(CUPTI_INC)
-$(BIN)/06_overlap_pipeline: LDLIBS += -L$(CUPTI_LIB) -lcupti -Xlinker -rpath -Xlinker $(CUPTI_LIB)
+$(BIN)/06_overlap_pipeline $(BIN)/task-06: LDLIBS += -L$(CUPTI_LIB) -lcupti -Xlinker -rpath \
+                                                    -Xlinker $(CUPTI_LIB)
 else
 $(OBJ)/06_overlap_pipeline/timeline.c.o: EXTRA_CFLAGS = -DHAVE_CUPTI=0
 endif
@@ -85,7 +86,10 @@ endif
 HOST_OBJS := $(patsubst %,$(OBJ)/%.o,$(wildcard common/*.c $(addsuffix /*.c,$(LESSONS))))
 COMMON_OBJS := $(OBJ)/common/common.c.o $(OBJ)/common/gpu.c.o $(OBJ)/common/fault.c.o \
                $(OBJ)/common/watch.c.o $(OBJ)/common/exercise.c.o $(OBJ)/common/kernels.cu.o
-lesson_objs  = $(patsubst %,$(OBJ)/%.o,$(wildcard $(1)/*.c $(1)/*.cu))
+# A lesson's own files; its task (task.c, the student's, and task_check.c, which checks it) builds
+# apart, by make task-NN.
+lesson_objs  = $(patsubst %,$(OBJ)/%.o,$(filter-out $(1)/task.c $(1)/task_check.c,\
+                 $(wildcard $(1)/*.c $(1)/*.cu)))
 PROGRAMS    := $(addprefix $(BIN)/,$(LESSONS))
 
 .PHONY: all help run-all plots test test-small-gpu check-cuda12 host-objects sanitize clean $(LESSONS) \
@@ -120,6 +124,30 @@ $(BIN)/$(1): $(call lesson_objs,$(1)) $(COMMON_OBJS)
 	$$(call say,LINK,$$@)$(NVCC) $(GENCODE) -o $$@ $$^ $$(LDLIBS)
 endef
 $(foreach lesson,$(LESSONS),$(eval $(call program_rule,$(lesson))))
+
+# ------------------------------------------------------------------------------ tasks
+
+# make task-NN: lesson NN built with the student's NN_name/task.c in place of the lesson's own
+# function, run on the GPU against that function, in turns: PASS or FAIL, and why. task_check.c
+# holds the lesson (it includes main.c) and the check. TASK=path checks another file instead
+# (the tests' typical wrong answers); make tasks builds every task with its blank task.c.
+TASK_LESSONS := $(patsubst %/task_check.c,%,$(wildcard $(addsuffix /task_check.c,$(LESSONS))))
+TASK_NUMBERS := $(foreach lesson,$(TASK_LESSONS),$(firstword $(subst _, ,$(lesson))))
+TASK_PROGRAMS := $(addprefix $(BIN)/task-,$(TASK_NUMBERS))
+.PHONY: tasks $(addprefix task-,$(TASK_NUMBERS))
+tasks: $(TASK_PROGRAMS)
+
+define task_rule
+$(BIN)/task-$(2): $(OBJ)/$(1)/task_check.c.o $$(OBJ)/$$(or $$(TASK),$(1)/task.c).o \
+                  $(filter-out $(OBJ)/$(1)/main.c.o,$(call lesson_objs,$(1))) $(COMMON_OBJS) FORCE
+	@mkdir -p $$(@D)
+	$$(call say,LINK,$$@)$(NVCC) $(GENCODE) -o $$@ $$(filter-out FORCE,$$^) $$(LDLIBS)
+task-$(2): $(BIN)/task-$(2)
+	@echo ./$$< $$(if $$(DEVICE),--device $$(DEVICE)) $$(ARGS)
+	@./$$< $$(if $$(DEVICE),--device $$(DEVICE)) $$(ARGS); status=$$$$?; \
+		[ $$$$status -eq 77 ] || exit $$$$status
+endef
+$(foreach lesson,$(TASK_LESSONS),$(eval $(call task_rule,$(lesson),$(firstword $(subst _, ,$(lesson))))))
 
 # Objects depend on the flags they were built with: a different SMS or CUDA_PATH rebuilds them.
 FLAGS_STAMP := $(OBJ)/flags.stamp
@@ -179,7 +207,7 @@ $(BUILD)/tests/test_common_plain: $(TEST_SOURCES) common/common.h 06_overlap_pip
 
 # The suite in tests/ (pytest): every check, host-only and, where a GPU is, on the GPU.
 # matplotlib is fetched here, before the tests start, where it can be: a test would hide the wait.
-test: $(PROGRAMS) $(BUILD)/tests/test_common $(BUILD)/tests/test_common_plain \
+test: $(PROGRAMS) $(TASK_PROGRAMS) $(BUILD)/tests/test_common $(BUILD)/tests/test_common_plain \
       $(BUILD)/tests/hold_gpu_memory
 	$(Q)python=$$(bash scripts/python.sh pytest matplotlib || bash scripts/python.sh pytest) && \
 		LESSONS="$(LESSONS)" $$python -m pytest -q -rfEs \
@@ -214,6 +242,8 @@ help:
 	@echo 'make <lesson>      build one lesson, e.g. make 01_sync_copy (or make 01)'
 	@echo 'make run-<lesson>  build and run one lesson (make run-01 too); flags go in ARGS="--size 1G"'
 	@echo '                   (EXERCISE=N: run exercise N of its README instead)'
+	@echo 'make task-<NN>     your task: the lesson with your NN_name/task.c, checked on the GPU'
+	@echo '                   (TASK=path: check another file; make tasks builds every task)'
 	@echo 'make run-all       run every lesson into results/<gpu>/ (CSV + log), then the plots'
 	@echo '                   (FULL=1: every deep layer and exercise too; DEVICE=N: on GPU N)'
 	@echo 'make plots         draw results/<gpu>/ and results/reference/ into plots/out/'
