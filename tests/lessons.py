@@ -148,6 +148,33 @@ EXERCISE_OUTCOMES = {
 }
 
 
+# Each lesson's coding task (make task-NN): what its checker's FAIL line says of the blank task.c,
+# and of each typical wrong answer in tests/tasks/.
+TASKS = {
+    "01_sync_copy": {"blank": "not written yet", "wrong": {
+        "tests/tasks/01_swapped_events.c": "read the wrong way round",
+        "tests/tasks/01_from_first_event.c": "timed from an earlier phase's start"}},
+    "02_streams": {"blank": "not written yet", "wrong": {
+        "tests/tasks/02_one_stream.c": "no faster than one stream",
+        "tests/tasks/02_blocking_streams.c": "is a blocking stream",
+        "tests/tasks/02_kernels_apart.c": "same stream as its copies",
+        "tests/tasks/02_no_wait.c": "returned before its work was done"}},
+    "03_events": {"blank": "not written yet", "wrong": {
+        "tests/tasks/03_no_wait.c": "consumer read x before the producer wrote it",
+        "tests/tasks/03_host_sync.c": "host waited for the producer",
+        "tests/tasks/03_stop_in_producer.c": "stop was complete while a stream still had work"}},
+    "04_pinned_memory": {"blank": "not written yet", "wrong": {
+        "tests/tasks/04_pageable.c": "pageable memory",
+        "tests/tasks/04_sync_copy.c": "not queued in the stream"}},
+    "05_raii_style_c": {"blank": "not written yet", "wrong": {
+        "tests/tasks/05_not_released.c": "not released",
+        "tests/tasks/05_released_twice.c": "released twice"}},
+    "06_overlap_pipeline": {"blank": "not written yet", "wrong": {
+        "tests/tasks/06_no_buffer_wait.c": "no wait for the buffer's event",
+        "tests/tasks/06_default_stream.c": "in the default stream",
+        "tests/tasks/06_one_stream.c": "do not overlap"}},
+}
+
 def small_args(lesson):
     return SMALL_ARGS[lesson].split()
 
