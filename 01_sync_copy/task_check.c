@@ -371,8 +371,7 @@ int main(int argc, char **argv)
                                .size_multiple = sizeof(float), .reps = 20};
     int solution = 0;
     const struct opt extra[] = {
-        {"--solution", OPT_INT, &solution, 0, 1, "0|1",
-         "1: check the lesson's own function in task.c's place (the tests' control)", 0},
+        SOLUTION_OPTION(&solution),
     };
     struct gpu_info gpu;
     struct csv csv;

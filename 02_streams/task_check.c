@@ -354,8 +354,7 @@ int main(int argc, char **argv)
                                .size_multiple = sizeof(float), .reps = 10};
     int solution = 0;
     const struct opt extra[] = {
-        {"--solution", OPT_INT, &solution, 0, 1, "0|1",
-         "1: run the lesson's own run_split() in place of task.c's", 0},
+        SOLUTION_OPTION(&solution),
     };
     struct gpu_info gpu;
     struct csv csv;

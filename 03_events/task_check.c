@@ -300,8 +300,7 @@ int main(int argc, char **argv)
     struct common_args args = {.size = 64u << 20, .size_help = "bytes per vector",
                                .size_multiple = sizeof(float), .reps = 10};
     int solution = 0;
-    const struct opt extra[] = {{"--solution", OPT_INT, &solution, 0, 1, "0|1",
-                                 "1: check the lesson's own function in place of yours", 0}};
+    const struct opt extra[] = {SOLUTION_OPTION(&solution)};
     int rc = cli_parse(argc, argv, task_summary, &args, extra, 1);
     struct gpu_info gpu;
     struct csv csv;

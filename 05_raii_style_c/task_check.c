@@ -354,8 +354,7 @@ int main(int argc, char **argv)
                                .size_multiple = sizeof(float), .reps = 3};
     int solution = 0;
     const struct opt extra[] = {
-        {"--solution", OPT_INT, &solution, 0, 1, "0|1",
-         "1: check the lesson's own release_all() (exercises.c) in place of task.c's", 0},
+        SOLUTION_OPTION(&solution),
     };
     int rc = cli_parse(argc, argv, task_summary, &args, extra, sizeof extra / sizeof extra[0]);
     if (rc != CLI_CONTINUE)

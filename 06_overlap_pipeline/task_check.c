@@ -343,8 +343,7 @@ int main(int argc, char **argv)
     struct common_args args = {.size = (size_t)256 << 20, .size_help = "bytes in the data set",
                                .size_multiple = sizeof(unsigned), .reps = 7};
     int solution = 0;
-    const struct opt extra[] = {{"--solution", OPT_INT, &solution, 0, 1, "0|1",
-                                 "1: check the lesson's own pipeline() in place of task.c's", 0}};
+    const struct opt extra[] = {SOLUTION_OPTION(&solution)};
     int rc = cli_parse(argc, argv, "Checks task.c's task_pipeline(), the multi-buffer pipeline "
                        "loop, against the lesson's own\npipeline(), in turns, on the GPU: PASS "
                        "or FAIL, and why.", &args, extra, 1);

@@ -375,6 +375,14 @@ int deep_check(const char *deep, const char *const *parts, size_t n);
 /* Whether `deep` (already checked) asks for `part`. */
 bool deep_wants(const char *deep, const char *part);
 
+/* ------------------------------------------------------------------ coding tasks */
+
+/* `--solution 1` makes a task's checker (NN_name/task_check.c, make task-NN) take the lesson's own
+ * function in place of the student's task.c: the tests' check that the solution passes. */
+#define SOLUTION_OPTION(value)                                                                   \
+    {"--solution", OPT_INT, (value), 0, 1, "0|1",                                                \
+     "1: check the lesson's own function in place of task.c's (the tests' control)", 0}
+
 /* ------------------------------------------------------------------ exercises */
 
 /* `--exercise N` (or `make run-<lesson> EXERCISE=N`) runs exercise N of the lesson's README in
