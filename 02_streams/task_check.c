@@ -207,7 +207,7 @@ static bool student_turn(struct rig *r, double *ms)
                  "copied back): a kernel read a and b before their copies arrived, or c was "
                  "copied back before its kernel wrote it: each half's kernel belongs in the same "
                  "stream as its copies", after.first, n, after.wrong, after.untouched);
-    return idle && !after.wrong;
+    return idle && !at_return.wrong && !after.wrong;
 }
 
 /* Both streams the student's own, distinct, and non-blocking: false, with r->why, where not. */
