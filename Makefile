@@ -10,6 +10,8 @@
 #   EXERCISE   `make run-<lesson> EXERCISE=N` runs exercise N of the lesson's README
 #   DEVICE     which GPU: `make run-<lesson> DEVICE=1`, `make run-all DEVICE=1` (default 0)
 #   FULL=1     `make run-all FULL=1`: every lesson's deep layer (--deep all) and exercises too
+#   LAB=1      the lab preset for a class sharing GPUs (scripts/lab.args): smaller runs of every
+#              lesson and, with `make run-all LAB=1`, every task; `make run-NN` and `make task-NN`
 
 LESSONS := 01_sync_copy 02_streams 03_events 04_pinned_memory 05_raii_style_c \
            06_overlap_pipeline
@@ -101,9 +103,12 @@ all: $(PROGRAMS)
 $(LESSONS): %: $(BIN)/%
 
 # A program without a GPU says so in one sentence and exits 77: nothing failed.
-RUN_FLAGS = $(if $(DEVICE),--device $(DEVICE)) $(if $(EXERCISE),--exercise $(EXERCISE)) $(ARGS)
+# LAB=1 puts the program's line of scripts/lab.args before ARGS.
+lab_flags = $(if $(filter 1,$(LAB)),$(shell sed -n 's/^$(1) //p' scripts/lab.args))
+RUN_FLAGS = $(if $(DEVICE),--device $(DEVICE)) $(if $(EXERCISE),--exercise $(EXERCISE)) \
+            $(call lab_flags,$*) $(ARGS)
 $(addprefix run-,$(LESSONS)): run-%: $(BIN)/%
-	@echo ./$(BIN)/$* $(RUN_FLAGS)
+	@echo ./$(BIN)/$* $(strip $(RUN_FLAGS))
 	@./$(BIN)/$* $(RUN_FLAGS); status=$$?; \
 		[ $$status -eq 77 ] || exit $$status
 
@@ -143,8 +148,8 @@ $(BIN)/task-$(2): $(OBJ)/$(1)/task_check.c.o $$(OBJ)/$$(or $$(TASK),$(1)/task.c)
 	@mkdir -p $$(@D)
 	$$(call say,LINK,$$@)$(NVCC) $(GENCODE) -o $$@ $$(filter-out FORCE,$$^) $$(LDLIBS)
 task-$(2): $(BIN)/task-$(2)
-	@echo ./$$< $$(if $$(DEVICE),--device $$(DEVICE)) $$(ARGS)
-	@./$$< $$(if $$(DEVICE),--device $$(DEVICE)) $$(ARGS); status=$$$$?; \
+	@echo ./$$< $$(strip $$(if $$(DEVICE),--device $$(DEVICE)) $$(call lab_flags,task-$(2)) $$(ARGS))
+	@./$$< $$(if $$(DEVICE),--device $$(DEVICE)) $$(call lab_flags,task-$(2)) $$(ARGS); status=$$$$?; \
 		[ $$$$status -eq 77 ] || exit $$$$status
 endef
 $(foreach lesson,$(TASK_LESSONS),$(eval $(call task_rule,$(lesson),$(firstword $(subst _, ,$(lesson))))))
@@ -180,8 +185,9 @@ $(OBJ)/%.cu.o: %.cu $(FLAGS_STAMP)
 # Runs every lesson with its defaults into results/<gpu>/, one summary line each, then the plots;
 # FULL=1 runs each lesson's deep layer and exercises too (what results/reference/ is made of).
 # Without a GPU, run_all.sh draws the shipped reference instead and exits 77: nothing failed.
-run-all: all
-	$(Q)MAKE="$(MAKE)" FULL="$(FULL)" DEVICE="$(DEVICE)" bash scripts/run_all.sh $(LESSONS); status=$$?; [ $$status -eq 77 ] || exit $$status
+# LAB=1 runs the lab preset of every lesson and then every task into results/lab/<gpu>/, no plots.
+run-all: all $(if $(filter 1,$(LAB)),$(TASK_PROGRAMS))
+	$(Q)MAKE="$(MAKE)" FULL="$(FULL)" LAB="$(LAB)" DEVICE="$(DEVICE)" bash scripts/run_all.sh $(LESSONS); status=$$?; [ $$status -eq 77 ] || exit $$status
 
 # Draws whatever results exist (yours under results/<gpu>/, and the shipped reference).
 # `make plots LANG=zh` writes the figures in Chinese into plots/out/zh/; only LANG given on the
@@ -245,7 +251,8 @@ help:
 	@echo 'make task-<NN>     your task: the lesson with your NN_name/task.c, checked on the GPU'
 	@echo '                   (TASK=path: check another file; make tasks builds every task)'
 	@echo 'make run-all       run every lesson into results/<gpu>/ (CSV + log), then the plots'
-	@echo '                   (FULL=1: every deep layer and exercise too; DEVICE=N: on GPU N)'
+	@echo '                   (FULL=1: every deep layer and exercise too; DEVICE=N: on GPU N;'
+	@echo '                   LAB=1: smaller runs and every task, for a class sharing GPUs)'
 	@echo 'make plots         draw results/<gpu>/ and results/reference/ into plots/out/'
 	@echo '                   (LANG=zh: in Chinese, into plots/out/zh/; needs a Chinese font)'
 	@echo 'make test          all tests; GPU parts are skipped (and counted) without a GPU'

@@ -172,8 +172,11 @@ class ResultSet:
 
 
 def find_result_sets(root):
+    """Every results folder under root but the lab preset's (`make run-all LAB=1`), whose smaller
+    sizes would stand beside other GPUs' default runs as if they were comparable."""
     folders = sorted({p.parent for p in root.rglob("*.csv")})
-    return [ResultSet(folder) for folder in folders]
+    return [ResultSet(folder) for folder in folders
+            if not read_meta(folder / "meta.txt").get("mode", "").startswith("lab")]
 
 
 # ------------------------------------------------------------------------------ helpers
