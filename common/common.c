@@ -426,30 +426,67 @@ const char *parse_bytes(const char *text, size_t *out)
     return NULL;
 }
 
-static void print_default(const struct opt *o)
+/* An option's default, "(default 64 MiB)", into buf; "" where the help already says what 0 means,
+ * "(0: never)", and 0 is the default: then print_usage() says so once, "(0: never, the default)". */
+static void format_default(const struct opt *o, char *buf, size_t len)
 {
-    char buf[32];
+    size_t help_len = strlen(o->help);
+    if (o->kind == OPT_INT && *(int *)o->value == 0 && strstr(o->help, "(0: ") && help_len &&
+        o->help[help_len - 1] == ')') {
+        buf[0] = '\0';
+        return;
+    }
+    char value[32];
     switch (o->kind) {
-    case OPT_BYTES: printf("default %s", format_bytes(*(size_t *)o->value, buf, sizeof buf)); break;
-    case OPT_INT: printf("default %d", *(int *)o->value); break;
+    case OPT_BYTES: format_bytes(*(size_t *)o->value, value, sizeof value); break;
+    case OPT_INT: snprintf(value, sizeof value, "%d", *(int *)o->value); break;
     case OPT_PATH:
-        if (*(const char **)o->value)
-            printf("default %s", *(const char **)o->value);
-        else
-            printf("default none");
+        snprintf(value, sizeof value, "%s", *(const char **)o->value ? *(const char **)o->value
+                                                                      : "none");
         break;
     }
+    snprintf(buf, len, "(default %s)", value);
+}
+
+/* Prints `text` then `tail`, kept whole, from column HELP_COLUMN, wrapped at HELP_WIDTH. */
+enum { HELP_COLUMN = 23, HELP_WIDTH = 100 };
+static void print_wrapped(const char *text, const char *tail)
+{
+    int column = HELP_COLUMN;
+    while (*text || *tail) {
+        bool last = !*text;
+        size_t word = last ? strlen(tail) : strcspn(text, " ");
+        if (column > HELP_COLUMN && column + 1 + (int)word > HELP_WIDTH) {
+            printf("\n%*s", HELP_COLUMN, "");
+            column = HELP_COLUMN;
+        } else if (column > HELP_COLUMN) {
+            putchar(' ');
+            column++;
+        }
+        printf("%.*s", (int)word, last ? tail : text);
+        column += (int)word;
+        if (last)
+            break;
+        text += word;
+        text += strspn(text, " ");
+    }
+    putchar('\n');
 }
 
 static void print_usage(const char *summary, const struct opt *opts, size_t n_opts)
 {
     printf("usage: %s [options]\n\n%s\n\noptions:\n", program_name, summary);
     for (size_t i = 0; i < n_opts; i++) {
-        char flag[64];
+        char flag[64], help[512], fallback[64];
         snprintf(flag, sizeof flag, "%s %s", opts[i].name, opts[i].meta);
-        printf("  %-20s %s (", flag, opts[i].help);
-        print_default(&opts[i]);
-        printf(")\n");
+        format_default(&opts[i], fallback, sizeof fallback);
+        size_t len = strlen(opts[i].help);
+        if (*fallback) /* the default said after the help */
+            snprintf(help, sizeof help, "%s", opts[i].help);
+        else           /* its closing parenthesis after ", the default" */
+            snprintf(help, sizeof help, "%.*s, the default)", (int)len - 1, opts[i].help);
+        printf("  %-20s ", flag);
+        print_wrapped(help, fallback);
     }
     printf("  %-20s %s\n", "--help", "print this help and exit");
     printf("\nsizes accept 4096, 64K, 256M, 1G (binary units: 1K = 1024 bytes)\n");

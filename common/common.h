@@ -391,7 +391,7 @@ bool deep_wants(const char *deep, const char *part);
 #define EXERCISE_OPTION(value, count)                                                            \
     {"--exercise", OPT_INT, (value), 1, (count), "N",                                            \
      "run exercise N of README.md in place of the lesson, and compare its answer with the "     \
-     "shipped reference for this GPU", 0}
+     "shipped reference for this GPU (0: the lesson itself)", 0}
 
 /* Prints "exercise N of COUNT: ASKS" (run_all.sh reads COUNT from it). From here on the CSV
  * receives the answers only: the lesson's tables print and count as usual, but their rows are the

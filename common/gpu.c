@@ -23,19 +23,20 @@ cudaError_t cuda_report(cudaError_t err, const char *expr, const char *file, int
     return err;
 }
 
-/* The errors that mean "no usable GPU here" rather than "something went wrong". */
+/* The errors that mean "no usable GPU here" rather than "something went wrong": what is true of
+ * the machine, and what to do about it. */
 static const char *no_gpu_remedy(cudaError_t err)
 {
     switch (err) {
     case cudaErrorNoDevice:
-        return "no CUDA-capable GPU is visible; check nvidia-smi and CUDA_VISIBLE_DEVICES";
+        return "no CUDA-capable GPU is visible (check nvidia-smi and CUDA_VISIBLE_DEVICES)";
     case cudaErrorInsufficientDriver: /* also what a machine with no driver at all gets */
         /* A loaded kernel module, or WSL2's GPU device, says that a driver is there. */
         return access("/proc/driver/nvidia/version", R_OK) == 0 || access("/dev/dxg", F_OK) == 0
-                   ? "the NVIDIA driver is older than this CUDA runtime; update it"
-                   : "no NVIDIA driver is loaded (no GPU, or its driver is not installed)";
+                   ? "the NVIDIA driver is older than this CUDA runtime (update the driver)"
+                   : "no NVIDIA driver is loaded here (no GPU, or its driver is not installed)";
     case cudaErrorSystemDriverMismatch:
-        return "the driver's user library and kernel module differ; reboot or reinstall the driver";
+        return "the driver's user library and kernel module differ (reboot, or reinstall it)";
     case cudaErrorDevicesUnavailable:
         return "every GPU is busy or in exclusive use by another process";
     default:
@@ -70,9 +71,11 @@ int gpu_open(int device, struct gpu_info *info)
     cudaError_t err = cudaGetDeviceCount(&count);
     const char *remedy = no_gpu_remedy(err);
     if (remedy) {
-        fprintf(stderr, "%s needs an NVIDIA GPU but cannot use one here (%s: %s): %s, "
-                        "or run `make plots` to see the shipped reference results.\n",
-                program_name, cudaGetErrorName(err), cudaGetErrorString(err), remedy);
+        /* The machine's state first: the CUDA error's own words ("driver version is
+         * insufficient") would read as "upgrade" where there is no driver at all. */
+        fprintf(stderr, "%s needs an NVIDIA GPU: %s; CUDA said %s. Run `make plots` to see the "
+                        "shipped reference results.\n",
+                program_name, remedy, cudaGetErrorName(err));
         return EXIT_NO_GPU;
     }
     if (CUDA_REPORT(err) != cudaSuccess)

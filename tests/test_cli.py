@@ -48,8 +48,13 @@ BAD = list(bad_command_lines())
 
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_help(lesson):
+    """The usage fits 100 columns, and a default of 0 that the help explains is said once."""
     result = run(program(lesson), "--help")
     assert result.returncode == 0 and re.search(f"^usage: {lesson}", result.stdout, re.M)
+    wide = [line for line in result.stdout.splitlines() if len(line) > 100]
+    assert not wide, f"--help lines over 100 columns: {wide}"
+    assert not re.search(r"\(0: [^)]*\)\s+\(default 0\)", result.stdout), result.stdout
+    assert re.search(r"--exercise N .*\n?.*\(0: the lesson itself, the default\)", result.stdout)
 
 
 @pytest.mark.parametrize("lesson,name,args", BAD)
@@ -66,7 +71,10 @@ def test_without_gpu_exit_77_and_one_sentence(lesson):
     result = run(program(lesson), *small_args(lesson),
                  env={"CUDA_VISIBLE_DEVICES": ""} if HAS_GPU else None)
     assert result.returncode == 77, result.stderr[:300]
-    assert len(lines(result.stderr)) == 1 and "needs an NVIDIA GPU" in result.stderr
+    assert len(lines(result.stderr)) == 1 and "needs an NVIDIA GPU: " in result.stderr
+    # what is true of the machine first, CUDA's error after it, the next step a sentence of its own
+    assert re.search(r"needs an NVIDIA GPU: [^;]+; CUDA said cuda\w+\. Run `make plots`",
+                     result.stderr), result.stderr
 
 
 @pytest.mark.parametrize("args,reason", [

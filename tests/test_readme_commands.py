@@ -12,7 +12,7 @@ import pytest
 
 from conftest import HAS_GPU, ROOT, copy_tree, is_git_checkout
 
-NO_GPU_SENTENCE = "needs an NVIDIA GPU but cannot use one here"
+NO_GPU_SENTENCE = "needs an NVIDIA GPU: "
 
 
 def readme_commands():
