@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from conftest import LESSONS, ROOT, needs_gpu, program, run
+from conftest import HAS_GPU, LESSONS, ROOT, needs_gpu, program, run
 from lessons import TASKS
 
 LAB_ARGS = ROOT / "scripts" / "lab.args"
@@ -113,3 +113,21 @@ def test_a_lab_run_uses_no_more_threads_than_cpus(name):
         time.sleep(0.02)
     assert process.returncode in (0, 1), f"{name} ended with exit {process.returncode}"
     assert most <= len(os.sched_getaffinity(0)), f"{name} ran {most} threads"
+
+
+def test_footprint_needs_a_gpu_and_says_so():
+    if HAS_GPU:
+        pytest.skip("a GPU is here: test_the_footprint_of_a_lab_run measures")
+    result = run(sys.executable, ROOT / "scripts" / "footprint.py", program("01_sync_copy"))
+    assert result.returncode == 1 and "nvidia-smi answers for no GPU 0" in result.stderr, \
+        result.stderr[-300:]
+
+
+@needs_gpu
+def test_the_footprint_of_a_lab_run():
+    result = run(sys.executable, ROOT / "scripts" / "footprint.py", program("02_streams"),
+                 *lab_lines()["02_streams"])
+    found = re.search(r"^02_streams: [\d.]+ s, host (\d+) MiB, GPU (\d+) MiB, (\d+) threads, "
+                      r"exit 0: verified", result.stdout, re.M)
+    assert found, result.stdout + result.stderr[-300:]
+    assert int(found.group(1)) > 0 and int(found.group(2)) > 0, result.stdout
