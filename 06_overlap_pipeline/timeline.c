@@ -51,14 +51,23 @@ static bool reserve(void **items, size_t *cap, size_t n, size_t size)
     return true;
 }
 
+static void mark_lost(void)
+{
+    pthread_mutex_lock(&tl.lock);
+    tl.lost = true;
+    pthread_mutex_unlock(&tl.lock);
+}
+
+/* On CUPTI's thread. */
 static void keep_operation(enum row row, uint64_t start, uint64_t end, uint64_t bytes,
                            uint32_t correlation, uint32_t stream)
 {
-    if (!reserve((void **)&tl.ops, &tl.cap_ops, tl.n_ops, sizeof *tl.ops)) {
+    pthread_mutex_lock(&tl.lock);
+    if (!reserve((void **)&tl.ops, &tl.cap_ops, tl.n_ops, sizeof *tl.ops))
         tl.lost = true;
-        return;
-    }
-    tl.ops[tl.n_ops++] = (struct operation){row, start, end, bytes, correlation, stream};
+    else
+        tl.ops[tl.n_ops++] = (struct operation){row, start, end, bytes, correlation, stream};
+    pthread_mutex_unlock(&tl.lock);
 }
 
 /* The buffers CUPTI writes its records into. A fresh buffer's pages are touched for the first
@@ -135,7 +144,7 @@ static void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uin
     size_t dropped = 0;
     if (cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS &&
         dropped)
-        tl.lost = true;
+        mark_lost();
     pthread_mutex_lock(&pool.lock);
     if (pool.n_free < POOLED_BUFFERS)
         pool.free[pool.n_free++] = buffer;
@@ -178,7 +187,10 @@ int timeline_run(const char *name)
 int timeline_discard(void)
 {
     CUPTI_TRY(cuptiActivityFlushAll(1));
-    tl.n_ops = tl.n_log = tl.n_cpu = 0;
+    pthread_mutex_lock(&tl.lock);
+    tl.n_ops = tl.n_cpu = 0;
+    pthread_mutex_unlock(&tl.lock);
+    tl.n_log = 0;
     tl.n_runs = 0;
     return 0;
 }
@@ -193,14 +205,14 @@ unsigned long long timeline_now(void)
 void timeline_cpu(bool prepare, unsigned thread, unsigned chunk, unsigned long long start,
                   unsigned long long end, unsigned long long bytes)
 {
-    pthread_mutex_lock(&tl.cpu_lock);
+    pthread_mutex_lock(&tl.lock);
     if (!tl.recording || tl.n_runs == 0 ||
         !reserve((void **)&tl.cpu, &tl.cap_cpu, tl.n_cpu, sizeof *tl.cpu))
         tl.lost = true;
     else
         tl.cpu[tl.n_cpu++] = (struct cpu_span){prepare ? ROW_PREPARE : ROW_PROCESS,
                                                tl.n_runs - 1, thread, chunk, start, end, bytes};
-    pthread_mutex_unlock(&tl.cpu_lock);
+    pthread_mutex_unlock(&tl.lock);
 }
 
 /* CUPTI numbers every CUDA call in the order it is made (its correlation id), and each copy and
@@ -210,7 +222,7 @@ static void note(unsigned chunk, uint64_t at)
 {
     if (!tl.recording || tl.n_runs == 0 ||
         !reserve((void **)&tl.log, &tl.cap_log, tl.n_log, sizeof *tl.log)) {
-        tl.lost = true;
+        mark_lost();
         return;
     }
     tl.log[tl.n_log++] = (struct issued){tl.n_runs - 1, chunk, at};
@@ -245,7 +257,7 @@ void timeline_stop(void)
     free(tl.ops);
     free(tl.log);
     free(tl.cpu);
-    tl = (struct timeline){.cpu_lock = PTHREAD_MUTEX_INITIALIZER};
+    tl = (struct timeline){.lock = PTHREAD_MUTEX_INITIALIZER};
 }
 
 int timeline_write(const char *prefix, unsigned long *operations,

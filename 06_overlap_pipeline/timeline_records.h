@@ -44,7 +44,9 @@ struct timeline {
     unsigned n_runs;
     struct cpu_span *cpu;
     size_t n_cpu, cap_cpu;
-    pthread_mutex_t cpu_lock; /* CPU spans come from the worker threads */
+    /* Guards what other threads write: ops and n_ops (CUPTI's thread, while the main thread
+     * may discard them), cpu and n_cpu (the staged part's workers), and lost (all of them). */
+    pthread_mutex_t lock;
     bool lost; /* a record or a note that could not be kept */
 };
 extern struct timeline tl; /* defined in timeline_report.c, which every build compiles */

@@ -11,7 +11,7 @@
 
 const char *const row_names[ALL_ROWS] = {"H2D copies", "kernels", "D2H copies", "CPU prepare",
                                          "CPU process"};
-struct timeline tl = {.cpu_lock = PTHREAD_MUTEX_INITIALIZER};
+struct timeline tl = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static int compare_correlation(const void *a, const void *b)
 {

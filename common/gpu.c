@@ -176,11 +176,12 @@ static struct pcie_link with_peak(struct pcie_link link)
 static bool gpu_sysfs_dir(int device, char dir[PATH_MAX], const char **why)
 {
     int integrated = 0, host_page_tables = 0;
-    cudaDeviceGetAttribute(&integrated, cudaDevAttrIntegrated, device);
-    cudaDeviceGetAttribute(&host_page_tables, cudaDevAttrPageableMemoryAccessUsesHostPageTables,
-                           device);
     char bus_id[32], path[64];
-    if (integrated)
+    if (CUDA_REPORT(cudaDeviceGetAttribute(&integrated, cudaDevAttrIntegrated, device)) ||
+        CUDA_REPORT(cudaDeviceGetAttribute(
+            &host_page_tables, cudaDevAttrPageableMemoryAccessUsesHostPageTables, device)))
+        *why = "the GPU's attributes could not be read (the error is above)";
+    else if (integrated)
         *why = "an integrated GPU shares the CPU's memory: there is no link to peak";
     else if (host_page_tables)
         *why = "this GPU reaches host memory through the CPU's page tables (NVLink-C2C or "
