@@ -112,8 +112,9 @@ void stream_priorities(const struct gpu_info *gpu, int reps, double *samples, st
         csv_record(csv, &(struct csv_row){.experiment = "priority", .variant = cases[c].variant,
                                           .reps = reps, .ms = s, .params = params});
     }
-    printf("  the scheduler hands the next free SM slot to the highest-priority stream; here the\n"
-           "  urgent kernel still waited for a running filler block to end (the driver may, but\n"
-           "  need not, preempt one), and copies have no priority at all\n");
+    printf("  the scheduler hands the next free SM slot to the highest-priority stream; the\n"
+           "  urgent kernel still waits for a running filler block to end, up to one block:\n"
+           "  priorities \"do not preempt already-running work\" (CUDA's stream reference),\n"
+           "  and copies have no priority at all\n");
     priority_rig_destroy(&rig);
 }
