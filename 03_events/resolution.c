@@ -36,9 +36,9 @@ static void empty_pair(cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop,
     printf("\nresolution: an event pair around nothing, %d times: median %.4f ms, max %.4f ms;\n",
            PAIRS, nothing.median, nothing.max);
     if (isinf(tick))
-        printf("    every value was the same, so the events' resolution is not visible here\n");
+        printf("    every value was the same, so the timestamps' step is not visible here\n");
     else
-        printf("    the smallest step between values is %.3f us: the events' resolution\n",
+        printf("    the smallest step between values is %.3f us: the timestamps' granularity\n",
                tick * 1e3);
     char params[64];
     snprintf(params, sizeof params, "clock=gpu_event;tick_us=%.3f", tick * 1e3);
