@@ -9,8 +9,8 @@
 
 /* One repetition: the CPU writes `bytes` of `buffer` (memset), then reads them (a sum of 64-bit
  * words), each on the host clock; the sum is checked. */
-void cpu_write_read(uint64_t *buffer, size_t bytes, int rep, enum memory_kind kind,
-                    double *write_ms, double *read_ms)
+static void cpu_write_read(uint64_t *buffer, size_t bytes, int rep, enum memory_kind kind,
+                           double *write_ms, double *read_ms)
 {
     const size_t n = bytes / sizeof(uint64_t);
     /* A byte pattern that changes with rep, so the compiler cannot know what the sum will read,

@@ -5,9 +5,8 @@
  *   1. the bandwidth sweep's last two sizes with --sweep-max 4G, 1 GiB and 4 GiB, for every kind
  *      of memory in both directions, against the link's peak;
  *   2. --deep zero-copy's sparse read with a stride of 8, 32 and 256 in place of 32 alone;
- *   3. --deep cpu-access on a buffer of --size, well above a CPU's last-level cache, pinned against
- *      write-combined memory, and their copies over the link: what to run again outside a
- *      virtual machine, where write-combining is the CPU's own.
+ *   3. from pinned memory, H2D alone, D2H alone, and both at once in two non-blocking streams,
+ *      at --size and at BOTH_LARGER times it, against the link's peak.
  *
  * The two sides of every ratio are measured in turns, repetition by repetition, and the ratio is
  * taken rep by rep (CONTRIBUTING.md, "Measuring"). Each answer figure is printed beside the
@@ -22,14 +21,14 @@ static const char *const asks[N_EXERCISES] = {
     "1 GiB?",
     "the zero-copy gather's stride at 8, 32 and 256: where does reading mapped memory directly "
     "stop beating \"copy everything, then pick\"?",
-    "the CPU's access, outside any virtual machine: is write-combined memory slow to read, and "
-    "does it copy any faster than pinned memory?",
+    "from pinned memory, H2D and D2H at once, each in its own stream: does each keep its speed "
+    "alone, and how close does the pair come to twice the link's one-way peak?",
 };
 
 static const char *const verified[N_EXERCISES] = {
     "the last repetition of every copy, each kind, size and direction",
     "the last repetition of both ways at every stride",
-    "every CPU read, and the last repetition of every copy",
+    "every repetition of every copy, alone and both at once, at both sizes",
 };
 
 /* A ratio's repetitions: median (range), and "~" where the range is over 5% of the median. */
@@ -46,13 +45,20 @@ void *host_holding_reference(enum memory_kind kind, size_t bytes, const struct d
     return host;
 }
 
+/* ------------------------------------------------------------------------------------------ *
+ * 1. --sweep-max 4G: the sweep's last two sizes, a quarter of the largest and the largest.
+ * ------------------------------------------------------------------------------------------ */
+
+enum { SMALL, LARGE };
+
 /* Copies to and from each of n host buffers (bytes[v] of kinds[v], holding d->reference's bytes)
  * in turns, repetition by repetition, each repetition starting one buffer later, so that neither
  * the link's wander nor the order favours one; ms[(v * N_DIRECTIONS + dir) * reps + rep] gets
  * each sample, milliseconds per copy (events, as the sweep times them). The last repetition copies
  * into poisoned buffers and is verified on the GPU; its D2H copy puts the host's bytes back. */
-void copies_in_turns(int n, void *const *host, const enum memory_kind *kinds, const size_t *bytes,
-                     const struct device_buffers *d, const struct timing *t, double *ms)
+static void copies_in_turns(int n, void *const *host, const enum memory_kind *kinds,
+                            const size_t *bytes, const struct device_buffers *d,
+                            const struct timing *t, double *ms)
 {
     size_t reps = (size_t)t->reps;
     for (int rep = -1; rep < t->reps; rep++) { /* rep -1 warms up */
@@ -80,12 +86,6 @@ void copies_in_turns(int n, void *const *host, const enum memory_kind *kinds, co
         }
     }
 }
-
-/* ------------------------------------------------------------------------------------------ *
- * 1. --sweep-max 4G: the sweep's last two sizes, a quarter of the largest and the largest.
- * ------------------------------------------------------------------------------------------ */
-
-enum { SMALL, LARGE };
 
 struct size_pair {
     struct stats ms[N_DIRECTIONS][2]; /* per copy, at each size */
@@ -220,12 +220,14 @@ int run_exercise(int n, struct common_args *args, size_t sweep_max, bool gated)
         args->reps = 3;
     /* What each holds at once, per byte of its size: 1, the sweep's three device buffers and one
      * host buffer of a kind; 2, the zero-copy part's two mapped host buffers and two device
-     * buffers; 3, the sweep's three device buffers and a pinned and a write-combined host
-     * buffer. */
-    struct sized size = n == 1 ? (struct sized){"--sweep-max", &sweep_max,
-                                                cli_given("--sweep-max"), 3, 1}
-                               : (struct sized){"--size", &args->size, cli_given("--size"),
-                                                n == 2 ? 2 : 3, 2};
+     * buffers; 3, the sweep's three device buffers and two pinned host buffers, each of
+     * BOTH_LARGER times --size. */
+    bool given = cli_given("--size");
+    struct sized size = n == 1   ? (struct sized){"--sweep-max", &sweep_max,
+                                                  cli_given("--sweep-max"), 3, 1}
+                        : n == 2 ? (struct sized){"--size", &args->size, given, 2, 2}
+                                 : (struct sized){"--size", &args->size, given,
+                                                  3 * BOTH_LARGER, 2 * BOTH_LARGER};
     struct gpu_info gpu;
     struct csv csv;
     int rc = lesson_open("04_pinned_memory", args, &size, 1, &gpu, &csv);
@@ -238,7 +240,7 @@ int run_exercise(int n, struct common_args *args, size_t sweep_max, bool gated)
     else if (n == 2)
         exercise_strides(args->size, &t);
     else
-        exercise_write_combined(args->size, &t);
+        exercise_both_directions(args->size, args->device, gpu.copy_engines, &t);
     timing_destroy(&t);
     if (lesson_close(&csv))
         return EXIT_ERROR;

@@ -89,10 +89,6 @@ void cpu_access(const struct timing *t);                                   /* cp
 void zero_copy(size_t bytes, const struct timing *t);                      /* zero_copy.c */
 void pinning_cost(size_t bytes, const struct sweep *sw, const struct timing *t); /* pinning.c */
 
-/* cpu_access.c, for exercise 3 too. */
-void cpu_write_read(uint64_t *buffer, size_t bytes, int rep, enum memory_kind kind,
-                    double *write_ms, double *read_ms);
-
 /* zero_copy.c, for exercise 2 too: two buffers of mapped host memory, each with the address
  * kernels use for it, and two on the device; h_src holds random floats, and d_b a copy of them. */
 struct mapped_buffers {
