@@ -7,13 +7,15 @@
  *
  *   1  part 1 at --size / 16, --size and --size x 16: the copies' share of the time
  *   2  part 1 with and without the cudaDeviceSynchronize after the launch, in turns
- *   3  the sweep's copies, pageable and pinned, on idle CPUs and with every CPU busy, in turns
+ *   3  the sweep's copies, pageable and pinned, in passes on idle CPUs and with every CPU busy,
+ *      in turns
  */
 #include "common.h"
 #include "sync_copy.h"
 
 enum { SIZE_FACTOR = 16 }; /* exercise 1: --size divided and multiplied by it */
-/* Exercise 3's sweep where --sweep-max is not given: sizes past a time slice, in a few seconds. */
+/* Exercise 3's sweep where --sweep-max is not given: its largest copies take milliseconds, and
+ * its pairs of passes, every copy checked, a few seconds. */
 #define EXERCISE_SWEEP_MAX ((size_t)64 << 20)
 
 /* The median, min and max over the repetitions of one figure of each. */
@@ -198,7 +200,8 @@ void no_wait_for_kernel(size_t bytes, int reps, struct phase_times *times[N_WAYS
 static const char *const asks[EXERCISES] = {
     "part 1 at --size / 16, --size and --size x 16: does the copies' share of the time change?",
     "part 1 without the cudaDeviceSynchronize() after the launch: which phase waits instead?",
-    "the sweep's copies on idle CPUs and with every CPU busy: which numbers move?",
+    "the sweep's copies, pageable and pinned, on idle CPUs and while every CPU is busy: which "
+    "slow down?",
 };
 
 int exercise_open(int n, struct common_args *args, size_t *sweep_max, struct gpu_info *gpu,
@@ -223,7 +226,7 @@ int exercise_close(int n, struct csv *csv)
     static const char *const verified[EXERCISES] = {
         "every element of c = a + b in every repetition, at each of the three sizes",
         "every element of c = a + b in every repetition, with the synchronize and without it",
-        "every size's round trip, from pageable and from pinned memory",
+        "every size's round trip, from pageable and from pinned memory, in every pass",
     };
     if (lesson_close(csv))
         return EXIT_ERROR;

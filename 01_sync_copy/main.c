@@ -75,8 +75,8 @@ static struct phase_times one_repetition(const struct vectors *v, cudaEvent_t ma
     CUDA_CHECK(launch_vector_add(v->d_a, v->d_b, v->d_c, v->n, 0));
     double t_launched = host_ms();
     CUDA_CHECK(cudaEventRecord(mark[2], 0));
-    /* Even in a "synchronous" program a launch returns at once. This call makes the CPU wait;
-     * without it, the next cudaMemcpy waits, since the legacy default stream keeps order. */
+    /* The CPU waits here until the kernel is done, so that the kernel phase on the host clock
+     * ends when the kernel does, as its events' interval does on the GPU. */
     if (wait_for_kernel)
         CUDA_CHECK(cudaDeviceSynchronize());
     double t2 = host_ms();

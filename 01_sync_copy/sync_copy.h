@@ -66,7 +66,8 @@ void copy_shares(const size_t bytes[SHARE_SIZES], const int reps[SHARE_SIZES],
 enum { WITH_SYNC, WITHOUT_SYNC, N_WAYS };
 void no_wait_for_kernel(size_t bytes, int reps, struct phase_times *times[N_WAYS],
                         struct csv *csv);
-/* exercises_cpu_load.c, exercise 3: the sweep's copies on idle CPUs and with every CPU busy. */
+/* exercises_cpu_load.c, exercise 3: passes of the sweep's copies, on idle CPUs and with every
+ * CPU busy, in turns. */
 void copies_under_load(int reps, size_t sweep_max, struct csv *csv);
 
 #endif /* SYNC_COPY_H */
