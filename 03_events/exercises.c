@@ -6,7 +6,7 @@
  *   2. experiment 2's waits, and one in cudaStreamSynchronize, in turns under the default flags
  *      and cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) (exercises_flags.c)
  *   3. experiment 3 fixed on the host, cudaStreamSynchronize(producer), against the lesson's
- *      cudaStreamWaitEvent: both right, and what the host's enqueue time becomes (here)
+ *      cudaStreamWaitEvent: whether y is right with each, and the host's enqueue time (here)
  */
 #include "events.h"
 #include "kernels.h"
@@ -27,7 +27,7 @@ static size_t produce_consume(const struct work *w, const struct cross *c, bool 
     CUDA_CHECK(launch_spin(2000 * 1000, 1, 32, NULL, c->producer));
     CUDA_CHECK(launch_vector_add(w->d_a, w->d_b, c->d_x, w->n, c->producer));
     CUDA_CHECK(cudaEventRecord(c->x_ready, c->producer));
-    if (host_waits) /* right too, but the host waits out the producer */
+    if (host_waits) /* the exercise's fix: the host waits for the producer's stream */
         CUDA_CHECK(cudaStreamSynchronize(c->producer));
     else
         CUDA_CHECK(cudaStreamWaitEvent(c->consumer, c->x_ready, 0));

@@ -152,11 +152,11 @@ void exercise_blocking_sync_device(const struct work *w, int reps, struct csv *c
     cpu_gpu_overlap(w, reps, 1, csv);
     printf("\nthe device is live: its buffers are allocated and experiment 2 ran on it\n");
     unsigned initial = print_device_flags("before any cudaSetDeviceFlags:");
-    /* Since CUDA 12 the context exists from the first call that selects the device, so "before
-     * anything else in main" is already too late for a context-creation flag; but
-     * cudaSetDeviceFlags overwrites the flags of a live device (its documentation says so), and
-     * cudaGetDeviceFlags reads them back. So one run takes both flags in turns, run by run, on
-     * the same buffers, and compares each wait with itself under the other flags. */
+    /* The flags are set on the live device, not first thing in main: since CUDA 12 the context
+     * exists from the first call that selects the device, and cudaSetDeviceFlags overwrites the
+     * flags of a live device (its documentation says so), which cudaGetDeviceFlags reads back.
+     * So one run takes both flags in turns, run by run, on the same buffers, and compares each
+     * wait with itself under the other flags. */
     const unsigned schedule[N_FLAGS] = {initial & cudaDeviceScheduleMask,
                                         cudaDeviceScheduleBlockingSync};
     size_t count = (size_t)N_FLAGS * N_WAITS * (size_t)reps;

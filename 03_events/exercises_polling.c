@@ -97,9 +97,8 @@ void exercise_longer_unit(const struct work *w, int reps, struct csv *csv)
            "(range) of %d\n", reps);
     print_overrun("one-pass units", overrun, unit.median);
     print_overrun("ten-pass units", long_overrun, long_unit.median);
-    printf("the loop sees the GPU's end only between units: on average half a unit late, at "
-           "most one.\nA unit should cost much more than a poll (%.3f us) and much less than the "
-           "GPU's work\n(%.3f ms); host clock, median of %d\n\n", 1e3 * query.median,
+    printf("one cudaEventQuery alone: %.3f us; the GPU's work, cudaEventSynchronize's wall time: "
+           "%.3f ms;\nhost clock, median of %d\n\n", 1e3 * query.median,
            normal.wall[SYNC_SPIN].median, reps);
     size_t bytes = 3 * w->n * sizeof(float);
     exercise_record(csv, 1, "unit_us", "one work unit alone, one pass", 1e3 * unit.median, "us",
