@@ -17,7 +17,6 @@ struct demo_config {
     size_t n;             /* elements per vector */
     int reps;
     double cpu_work_ms[2]; /* the lecture's simulated CPU work: 50 ms, then 70 ms */
-    bool time_with_events; /* exercise 3: the asynchronous half on the GPU's clock too */
 };
 
 struct demo_samples {
@@ -25,8 +24,6 @@ struct demo_samples {
     double *async_total; /* host clock: the asynchronous version, CPU work included */
     double *cpu_work;    /* host clock: the CPU work done while the GPU worked */
     double *waiting;     /* host clock: what the CPU still waited for at the end */
-    double *gpu_span;    /* time_with_events: GPU clock, the first copy's start to c's arrival */
-    int async_held;      /* the resources the asynchronous half held, each one acquisition */
 };
 
 int run_sync_baseline(const struct demo_config *cfg, struct demo_samples *out);
@@ -46,7 +43,6 @@ struct async_resources {
     struct device_buffer d_a, d_b, d_c;
     struct cuda_stream s1, s2;
     struct transfer_manager tm;
-    struct cuda_event start, stop; /* time_with_events only */
 };
 
 /* How many resources *r holds now. */

@@ -24,38 +24,15 @@ int async_resources_held(const struct async_resources *r)
 {
     return (r->h_a.data != NULL) + (r->h_b.data != NULL) + (r->h_c.data != NULL) +
            (r->d_a.data != NULL) + (r->d_b.data != NULL) + (r->d_c.data != NULL) +
-           (r->s1.handle != NULL) + (r->s2.handle != NULL) + r->tm.capacity +
-           (r->start.handle != NULL) + (r->stop.handle != NULL);
-}
-
-/* Exercise 3: events around the GPU's work. The start event is recorded in s1 and s2 waits for
- * it, the stop event in s1, which has waited for s2's copy: a fork and a join (lesson 03), so
- * that the two bracket both streams. */
-static cudaError_t fork_at_start(const struct async_resources *r)
-{
-    CUDA_TRY(cudaEventRecord(r->start.handle, r->s1.handle));
-    CUDA_TRY(cudaStreamWaitEvent(r->s2.handle, r->start.handle, 0));
-    return cudaSuccess;
-}
-
-static cudaError_t span_ms(const struct async_resources *r, double *ms)
-{
-    float elapsed;
-    CUDA_TRY(cudaEventSynchronize(r->stop.handle));
-    CUDA_TRY(cudaEventElapsedTime(&elapsed, r->start.handle, r->stop.handle));
-    *ms = elapsed;
-    return cudaSuccess;
+           (r->s1.handle != NULL) + (r->s2.handle != NULL) + r->tm.capacity;
 }
 
 /* One run: a and b go up in two streams while the CPU works; the kernel waits for both copies;
  * the result comes down while the CPU works again; then the host waits for every copy.
- * times[] gets the total, the CPU work, and the final wait, all host clock, and with
- * time_with_events the GPU's span from the first copy to c's arrival. */
-static int one_run(const struct demo_config *cfg, struct async_resources *r, double times[4])
+ * times[] gets the total, the CPU work, and the final wait, all host clock. */
+static int one_run(const struct demo_config *cfg, struct async_resources *r, double times[3])
 {
     double t0 = host_ms();
-    if (cfg->time_with_events && fork_at_start(r))
-        return EXIT_ERROR;
     if (transfer_h2d(&r->tm, r->d_a.data, &r->h_a, &r->s1) ||
         transfer_h2d(&r->tm, r->d_b.data, &r->h_b, &r->s2))
         return EXIT_ERROR;
@@ -69,8 +46,6 @@ static int one_run(const struct demo_config *cfg, struct async_resources *r, dou
                                       r->s1.handle)) ||
         transfer_d2h(&r->tm, &r->h_c, r->d_c.data, &r->s1))
         return EXIT_ERROR;
-    if (cfg->time_with_events && CUDA_REPORT(cudaEventRecord(r->stop.handle, r->s1.handle)))
-        return EXIT_ERROR;
     cpu0 = host_ms();
     simulate_cpu_work(cfg->cpu_work_ms[1]);
     cpu_ms += host_ms() - cpu0;
@@ -81,8 +56,6 @@ static int one_run(const struct demo_config *cfg, struct async_resources *r, dou
     times[0] = t1 - t0;
     times[1] = cpu_ms;
     times[2] = t1 - wait0;
-    if (cfg->time_with_events && span_ms(r, &times[3]))
-        return EXIT_ERROR;
     return EXIT_VERIFIED;
 }
 
@@ -94,7 +67,7 @@ static int all_runs(const struct demo_config *cfg, struct async_resources *r,
     fill_random(r->h_b.data, cfg->n, 2);
     for (int rep = -1; rep < cfg->reps; rep++) {
         memset(r->h_c.data, 0xff, cfg->n * sizeof(float));
-        double times[4] = {0};
+        double times[3] = {0};
         if (one_run(cfg, r, times) ||
             !vector_add_verified(r->h_a.data, r->h_b.data, r->h_c.data, cfg->n,
                                  "asynchronous result"))
@@ -103,8 +76,6 @@ static int all_runs(const struct demo_config *cfg, struct async_resources *r,
             out->async_total[rep] = times[0];
             out->cpu_work[rep] = times[1];
             out->waiting[rep] = times[2];
-            if (cfg->time_with_events)
-                out->gpu_span[rep] = times[3];
         }
     }
     return EXIT_VERIFIED;
@@ -134,18 +105,10 @@ int run_async_demo(const struct demo_config *cfg, struct demo_samples *out)
         goto out_destroy_s1;
     if (transfer_manager_create(&r.tm, 2, EVENT_PER_STREAM))
         goto out_destroy_s2;
-    if (cfg->time_with_events && (cuda_event_create(&r.start, cudaEventDefault) ||
-                                  cuda_event_create(&r.stop, cudaEventDefault)))
-        goto out_destroy_events;
-    out->async_held = async_resources_held(&r);
     rc = all_runs(cfg, &r, out);
 
-
-out_destroy_events:
     /* After an error, copies may still be in flight: let them finish before their buffers go. */
     CUDA_REPORT(cudaDeviceSynchronize());
-    cuda_event_destroy(&r.stop); /* without time_with_events, zeroed: nothing to do */
-    cuda_event_destroy(&r.start);
     transfer_manager_destroy(&r.tm);
 out_destroy_s2:
     cuda_stream_destroy(&r.s2);

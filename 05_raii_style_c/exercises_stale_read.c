@@ -33,16 +33,6 @@ struct next_input {
     struct device_buffer device;
 };
 
-/* vector_add_verified() without its message: a stale c is this exercise's finding, counted run
- * by run, not an error to report each time. */
-static size_t wrong_elements(const float *a, const float *b, const float *c, size_t n)
-{
-    size_t wrong = 0;
-    for (size_t i = 0; i < n; i++)
-        wrong += !(c[i] == a[i] + b[i]);
-    return wrong;
-}
-
 /* One run: the demo's copies and kernel; then c's copy down in s1, held back behind a spinning
  * kernel when c->hold_ms > 0, followed by the small copy up in s2; then transfer_wait_all, and c
  * is read. *wrong: the elements of c not (yet) a + b. *ms: host clock, from the first copy
@@ -64,7 +54,7 @@ static int stale_read(struct async_resources *r, const struct next_input *next, 
         transfer_wait_all(&r->tm))
         return EXIT_ERROR;
     *ms = host_ms() - t0;
-    *wrong = wrong_elements(r->h_a.data, r->h_b.data, r->h_c.data, n);
+    *wrong = vector_add_wrong(r->h_a.data, r->h_b.data, r->h_c.data, n);
     /* c's copy may still be running: let it end before c is poisoned for the next run. */
     return CUDA_REPORT(cudaDeviceSynchronize()) ? EXIT_ERROR : EXIT_VERIFIED;
 }

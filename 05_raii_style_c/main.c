@@ -76,13 +76,13 @@ int main(int argc, char **argv)
     struct gpu_info gpu;
     struct csv csv;
     /* Each half holds three vectors on the GPU and three pinned on the host, one after the
-     * other; so do exercises 1 and 3 (1: 64 KiB more on each side; 2 holds a few KiB). */
+     * other; so does exercise 1, with 64 KiB more on each side (2 and 3 hold a few MiB at most). */
     struct sized size = {"--size", &args.size, cli_given("--size"), 3, 3};
     if ((rc = lesson_open("05_raii_style_c", &args, &size, 1, &gpu, &csv)) != EXIT_VERIFIED)
         return rc;
 
     /* The lecture's demo: 50 ms of CPU work while a and b go up, 70 while c comes down. */
-    const struct demo_config cfg = {args.size / sizeof(float), args.reps, {50, 70}, false};
+    const struct demo_config cfg = {args.size / sizeof(float), args.reps, {50, 70}};
     rc = exercise ? run_exercise(exercise, &cfg, &csv) : run(&cfg, &csv);
     if (rc == EXIT_VERIFIED && !exercise && deep_wants(deep, "scoped"))
         rc = scoped_faults(&csv, (unsigned long)fail_at);

@@ -37,7 +37,8 @@ struct pinned_buffer pinned_buffer_move(struct pinned_buffer *from);
 cudaError_t device_buffer_create(struct device_buffer *buffer, size_t bytes);
 void device_buffer_destroy(struct device_buffer *buffer);
 
-/* Exercise 3 of the README: the events that time the asynchronous half. */
+/* An event with the same promises: exercise 3 records one after a copy (the transfer manager
+ * keeps its own events in its struct). */
 cudaError_t cuda_event_create(struct cuda_event *event, unsigned flags);
 void cuda_event_destroy(struct cuda_event *event);
 

@@ -25,7 +25,7 @@ struct scoped_walk {
 static int walk(struct scoped_walk *w, unsigned long outer)
 {
     /* reps 0: only run_sync_baseline's untimed warm-up run, verified; no samples written. */
-    const struct demo_config small = {SCOPED_N, 0, {0, 0}, false};
+    const struct demo_config small = {SCOPED_N, 0, {0, 0}};
     struct demo_samples none = {0};
     for (int k = 1; k <= SCOPED_MAX_RUNS; k++) {
         const unsigned long before = fault_acquisitions(), mine = before + (unsigned long)k;

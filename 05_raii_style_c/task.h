@@ -14,7 +14,7 @@
  *   s1, s2          two non-blocking streams      (struct cuda_stream, resources.c)
  *   tm              the transfer manager, with one event per stream (transfer_manager.c)
  * and stops at the first that fails, undoing nothing: *r then arrives half built, the resources
- * before the failed one held, the rest zeroed handles (start and stop are always zeroed here).
+ * before the failed one held, the rest zeroed handles.
  * On return *r must own nothing: every resource it held released once, every handle zeroed; called
  * again on it, the function must release nothing. Like every destroy function of the lesson, it
  * reports a failure on stderr and never aborts. */

@@ -174,11 +174,9 @@ static int use_set(struct check *ck, struct async_resources *r)
 /* The handles *r still holds, by name, into buf. */
 static void name_held(const struct async_resources *r, char *buf, size_t len)
 {
-    static const char *const names[] = {"h_a", "h_b", "h_c", "d_a", "d_b", "d_c", "s1", "s2",
-                                        "start", "stop"};
+    static const char *const names[] = {"h_a", "h_b", "h_c", "d_a", "d_b", "d_c", "s1", "s2"};
     const bool set[] = {r->h_a.data, r->h_b.data, r->h_c.data, r->d_a.data, r->d_b.data,
-                        r->d_c.data, r->s1.handle, r->s2.handle, r->start.handle,
-                        r->stop.handle};
+                        r->d_c.data, r->s1.handle, r->s2.handle};
     size_t at = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < sizeof set / sizeof set[0] && at < len; i++)
