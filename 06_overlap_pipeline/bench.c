@@ -17,9 +17,10 @@ static cudaError_t run_turn(struct bench *b, const struct turn *t, double *ms)
 
 /* A warm-up of each turn, then rep 1 of each, rep 2 of each, and so on. Copy speed wanders by a
  * few percent from one second to the next (lesson 04); timed one after the other, a pipeline and
- * its bound could meet different speeds, and their ratio would wander with them. Each full run's
- * last rep starts from a poisoned output and is checked at once, before the next run overwrites
- * it. */
+ * its bound could meet different speeds, and their ratio would wander with them. Each rep starts
+ * one turn later than the one before, so that no turn always follows the same one. Each full
+ * run's last rep starts from a poisoned output and is checked at once, before the next run
+ * overwrites it. */
 int measure_in_turns(struct bench *b, const struct turn *turns, size_t n)
 {
     double ms;
@@ -27,7 +28,8 @@ int measure_in_turns(struct bench *b, const struct turn *turns, size_t n)
         if (run_turn(b, &turns[t], &ms))
             return -1;
     for (int rep = 0; rep < b->reps; rep++) {
-        for (size_t t = 0; t < n; t++) {
+        for (size_t k = 0; k < n; k++) {
+            size_t t = (k + (size_t)rep) % n;
             const struct shape *p = turns[t].shape;
             bool full = turns[t].kind == PLAIN_LOOP || turns[t].kind == ENGINE;
             bool checked = full && rep == b->reps - 1;

@@ -34,10 +34,11 @@ struct settings {
  * work left out. */
 enum run_kind { PLAIN_LOOP, ENGINE, WITHOUT_COPIES, WITHOUT_KERNELS };
 
-enum { MAX_TURNS = 6 };
+enum { MAX_TURNS = 9 }; /* exercise 3's: three chunk counts, each with its two halves */
 
 /* Runs compared with each other: a warm-up of each, then rep 1 of each, rep 2 of each, and so on,
- * into b->samples[turn * reps + rep]; each full run's last rep verified. */
+ * each rep starting one turn later, into b->samples[turn * reps + rep]; each full run's last rep
+ * verified. */
 struct turn {
     const struct shape *shape;
     enum run_kind kind;
