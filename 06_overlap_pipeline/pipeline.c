@@ -64,8 +64,8 @@ static cudaStream_t stream_of(const struct rig *r, const struct shape *p, enum s
 }
 
 /* Issues stage `stage` of chunk k, unless it is left out. The chunk's first stage waits until
- * its buffer is free: the GPU waits, the host goes on issuing (exercise 2 skips that one wait,
- * to see what it prevents). Its last stage marks the buffer free. By role, the chunk's stages
+ * its buffer is free: the GPU waits, the host goes on issuing (exercise 2 leaves that one wait
+ * out). Its last stage marks the buffer free. By role, the chunk's stages
  * are in different streams, so each later stage waits for the one before it: one more event
  * recorded and waited for per stage. */
 static cudaError_t issue(const struct rig *r, const struct shape *p, const struct chunk_plan *plan,

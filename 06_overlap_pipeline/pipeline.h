@@ -50,8 +50,9 @@ struct shape {
     bool by_role;              /* lecture table 2's layout: stream 0 copies in, stream 1
                                   computes, stream 2 copies out, events between a chunk's stages;
                                   else chunk k in stream k mod S. Needs streams = 3. */
-    bool skip_buffer_free_wait; /* exercise 2, wrong on purpose: a chunk's copy in does not wait
-                                   for its buffer's last chunk to be done with it */
+    bool skip_buffer_free_wait; /* exercise 2: leave out the wait for a free buffer, which
+                                   orders a buffer's next copy in after its last chunk's copy
+                                   out when the two are in different streams */
 };
 
 /* What the engine issues of each chunk: everything, or the pipeline with one kind of work left

@@ -5,8 +5,8 @@
  *
  * One rig, one shape: 64 chunks, 4 buffers, 8 streams, at the balanced regime's iterations
  * (measured as the lesson measures them), where overlap pays the most. Chunks k and k + 4 share
- * a buffer but not a stream, so nothing but the wait for the buffer's event keeps chunk k + 4's
- * copy in off chunk k's data (exercise 2: on the H200 the race shows in every run of this shape).
+ * a buffer but not a stream, so nothing but the wait for the buffer's event orders chunk k + 4's
+ * copy in after chunk k's copy out.
  * A warm-up of each, then rep by rep: the lesson's loop, the student's, and the serial version
  * (the lesson's loop on one stream and one buffer), the first two in alternating order. Every run
  * starts from poisoned results and ends with the checks that make its figure mean something:
