@@ -7,12 +7,14 @@
  *      timed in turns, and from the timeline how long all three engines were busy at once
  *   2. the pipeline without its wait for a free buffer (the engine's
  *      shape.skip_buffer_free_wait, pipeline.c), 8 streams and 4 buffers: in how many runs
- *      verification catches the race
- *   3. 16, 64 and 512 chunks: efficiencies beside fill and drain's prediction
- *   4. the staged part's run on every CPU and on one thread fewer: times, efficiencies, and from
- *      the timeline how soon the copies in are issued after their chunks are prepared
- *   5. the staged part's run with 2 staging buffers against 8: efficiencies, and the time of 2 over
- *      8's timed in turns
+ *      verification finds wrong results
+ *   3. 16, 64 and 512 chunks in turns, each with its copies alone and its kernels alone: each
+ *      one's time over 64 chunks', rep by rep
+ *   4. the staged part on one thread fewer than its default and on the default: the time of the
+ *      first over the second's, rep by rep, and on each the CPU's copies alone over the GPU's
+ *      work alone
+ *   5. the staged run, its GPU work alone and its CPU copies alone, with 2 staging buffers and
+ *      with 8, in turns: each one's time with 2 over its time with 8, rep by rep
  *
  * Each ends with its answer figures beside the shipped reference's (common/exercise.c). The
  * lesson's tables print as they do in the lesson; under --exercise the CSV takes only the answers
@@ -126,9 +128,8 @@ static int exercise_1_answers(struct bench *b, size_t bytes, const struct outcom
                                             .params = "clock=gpu_event"});
 }
 
-/* With 2 buffers, chunk k+2 waits until chunk k is copied out: two chunks at most are on the
- * GPU, so at most two of the three engines can work at once, where eight buffers keep all three
- * busy. */
+/* Each shape against its own bound first (evaluate()), then the two alone in turns for their
+ * times, then one run of each on the timeline, which shows what each engine did. */
 static int exercise_1(struct bench *b, const struct settings *s)
 {
     struct shape base, shapes[2];
@@ -164,7 +165,7 @@ static int exercise_1(struct bench *b, const struct settings *s)
     struct busy_time busy[TIMELINE_MAX_RUNS];
     unsigned long operations;
     bool recorded;
-    if (record_runs(b, runs, 2, s->trace, busy, NULL, &operations, &recorded))
+    if (record_runs(b, runs, 2, s->trace, busy, &operations, &recorded))
         return -1;
     if (recorded && s->trace)
         printf("  %lu copies and kernels written to %s.json and %s.csv\n", operations, s->trace,
@@ -184,27 +185,33 @@ static int exercise_1(struct bench *b, const struct settings *s)
 
 /* ------------------------------------------------------------------------------------------ */
 
-/* What exercise n asks, with this machine's thread counts where it names them. */
+/* What exercise n asks, with this machine's thread and buffer counts where it names them. */
 static void exercise_asks(int n, const struct settings *s, char *text, size_t len)
 {
     static const char *const asks[3] = {
         "run --streams 8 --buffers 2: which efficiency do you expect, and what does the "
         "timeline show?",
-        "delete the cudaStreamWaitEvent in main.c's loop and run --streams 8 --buffers 4: does "
-        "verification catch the overwritten buffers? Every time?",
-        "predict the efficiency of --chunks 16 and --chunks 512 from fill and drain and lesson "
-        "04's per-copy costs, then measure",
+        "delete the cudaStreamWaitEvent in main.c's loop and run --streams 8 --buffers 4: what "
+        "goes wrong, if anything, and does verification catch it? Every time?",
+        "which of --chunks 16, 64 and 512 runs the data set fastest? Rank the three by time, "
+        "predicted from fill and drain and from lesson 04's per-copy cost",
     };
     int most = s->staged_threads, fewer = most > 1 ? most - 1 : 1;
+    char whose[128];
+    if (most == host_cpus())
+        snprintf(whose, sizeof whose, "one thread fewer than the %d CPUs, which leaves the "
+                 "issuing thread a CPU of its own", most);
+    else
+        snprintf(whose, sizeof whose, "one thread fewer than --staged-threads %d", most);
     if (n == 4)
-        snprintf(text, len, "run --trace t --staged-threads %d (one thread fewer than the %d "
-                 "CPUs the staged part uses): do the staged run's first copies in start sooner "
-                 "after their chunks are prepared? Is it slower or faster than on %d?", fewer,
-                 most, most);
+        snprintf(text, len, "run the staged part on --staged-threads %d (%s): is the staged run "
+                 "faster or slower than on %d, and which side, the CPU's copies or the GPU's "
+                 "work, sets its pace?", fewer, whose, most);
     else if (n == 5)
-        snprintf(text, len, "run --staged-buffers 2: how much of the CPU's and the GPU's work can "
-                 "still overlap? Predict the efficiency at %d threads (the default), then "
-                 "measure", most);
+        snprintf(text, len, "run --staged-buffers 2 (2 staging buffers each way, not %d): from "
+                 "exercise 1's 2 device buffers and exercise 4's staged table, is the staged run "
+                 "faster or slower than with %d, and why?", s->staged_buffers,
+                 s->staged_buffers);
     else
         snprintf(text, len, "%s", asks[n - 1]);
 }

@@ -1,6 +1,6 @@
 /*
- * staged.h - the staged part's ways and table (staged.c), shared with exercises 4 and 5, which
- * run them on other thread counts and staging rings.
+ * staged.h - the staged part's ways and table (staged.c), shared with exercise 4, which runs
+ * them on two thread counts.
  *
  * Every function returns 0, or -1 after saying why.
  */

@@ -198,8 +198,8 @@ static int issue_gpu(const struct run *run, size_t k)
     unsigned *d = run->r->d_ring[b];
     size_t bytes = count * sizeof(unsigned);
     bool trace = run->r->tracing;
-    if (trace) /* stamped: the exercises read how long after its preparation it was issued */
-        timeline_chunk_stamped((unsigned)k);
+    if (trace)
+        timeline_chunk((unsigned)k);
     CUDA_TRY(cudaMemcpyAsync(d, run->s->in[b], bytes, cudaMemcpyHostToDevice, stream));
     CUDA_TRY(cudaEventRecord(run->s->copied_in[b], stream));
     if (trace)

@@ -218,24 +218,14 @@ void timeline_cpu(bool prepare, unsigned thread, unsigned chunk, unsigned long l
 /* CUPTI numbers every CUDA call in the order it is made (its correlation id), and each copy and
  * kernel record carries the number of the call that issued it. So the records, sorted by that
  * number, come in the order of this log: the i-th record is the i-th operation noted here. */
-static void note(unsigned chunk, uint64_t at)
+void timeline_chunk(unsigned chunk)
 {
     if (!tl.recording || tl.n_runs == 0 ||
         !reserve((void **)&tl.log, &tl.cap_log, tl.n_log, sizeof *tl.log)) {
         mark_lost();
         return;
     }
-    tl.log[tl.n_log++] = (struct issued){tl.n_runs - 1, chunk, at};
-}
-
-void timeline_chunk(unsigned chunk)
-{
-    note(chunk, 0);
-}
-
-void timeline_chunk_stamped(unsigned chunk)
-{
-    note(chunk, timeline_now());
+    tl.log[tl.n_log++] = (struct issued){tl.n_runs - 1, chunk};
 }
 
 /* Stops recording; CUPTI's last records arrive during the flush. */
@@ -261,14 +251,13 @@ void timeline_stop(void)
 }
 
 int timeline_write(const char *prefix, unsigned long *operations,
-                   struct busy_time busy[TIMELINE_MAX_RUNS],
-                   struct issue_wait waits[TIMELINE_MAX_RUNS])
+                   struct busy_time busy[TIMELINE_MAX_RUNS])
 {
     if (stop_recording()) {
         timeline_stop();
         return -1;
     }
-    return timeline_report(prefix, operations, busy, waits);
+    return timeline_report(prefix, operations, busy);
 }
 
 #else /* no CUPTI in this toolkit */
@@ -296,11 +285,6 @@ void timeline_chunk(unsigned chunk)
     (void)chunk;
 }
 
-void timeline_chunk_stamped(unsigned chunk)
-{
-    (void)chunk;
-}
-
 unsigned long long timeline_now(void)
 {
     return 0;
@@ -318,10 +302,9 @@ int timeline_discard(void)
 }
 
 int timeline_write(const char *prefix, unsigned long *operations,
-                   struct busy_time busy[TIMELINE_MAX_RUNS],
-                   struct issue_wait waits[TIMELINE_MAX_RUNS])
+                   struct busy_time busy[TIMELINE_MAX_RUNS])
 {
-    (void)prefix, (void)busy, (void)waits;
+    (void)prefix, (void)busy;
     *operations = 0;
     return -1;
 }

@@ -24,9 +24,6 @@ int timeline_run(const char *name);
 /* The next copy or kernel issued belongs to this chunk. A note that cannot be kept (out of
  * memory, or not recording) makes timeline_write() fail. */
 void timeline_chunk(unsigned chunk);
-/* The same, stamped with the CPU time (timeline_now()) at which the program issues it: a staged
- * run's copies in, so that the time from a chunk prepared to its copy in issued can be read. */
-void timeline_chunk_stamped(unsigned chunk);
 /* Drops what was recorded so far: after a warm-up run, since the first launch under CUPTI pays
  * milliseconds for its setup. */
 int timeline_discard(void);
@@ -49,24 +46,11 @@ struct busy_time {
     double all_four_ms;  /* ... and all three kinds of GPU work ran too: table 2's four columns */
 };
 
-/* A staged run's copies in, on the CPU: how long after its chunk was prepared (its last piece
- * copied) the issuing thread issued each one (timeline_chunk_stamped), median over the run's
- * chunks, and over its first chunks alone. A chunk's copy in is issued once the chunk is
- * prepared, after the chunks before it, and, from the ring's second round on, once its slot's
- * previous result has been processed. The first chunks, issued before the CPU began processing
- * any result, waited for their preparation and the issuing thread alone (its wake-up, and its
- * calls for the chunks before), nothing else; 0 without stamped copies. */
-struct issue_wait {
-    double all_ms, first_ms;
-    unsigned first_chunks;
-};
-
 /* Stops recording, writes PREFIX.json and PREFIX.csv (nothing, where prefix is NULL), counts the
- * operations recorded, fills busy[r] for each run r named since the last discard, and waits[r]
- * too where waits is not NULL, and releases what the recording held. */
+ * operations recorded, fills busy[r] for each run r named since the last discard, and releases
+ * what the recording held. */
 int timeline_write(const char *prefix, unsigned long *operations,
-                   struct busy_time busy[TIMELINE_MAX_RUNS],
-                   struct issue_wait waits[TIMELINE_MAX_RUNS]);
+                   struct busy_time busy[TIMELINE_MAX_RUNS]);
 /* Stops recording, if it was, and releases what it held, writing nothing: after an error. */
 void timeline_stop(void);
 

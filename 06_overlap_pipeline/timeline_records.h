@@ -30,7 +30,6 @@ struct operation {
 
 struct issued { /* one copy or kernel, in the order the program issued it */
     unsigned run, chunk;
-    uint64_t at; /* on CUPTI's clock, when the program issued it; 0: not stamped */
 };
 
 enum { MAX_RUNS = TIMELINE_MAX_RUNS, RECORD_BUFFER_BYTES = 4u << 20, POOLED_BUFFERS = 4 };
@@ -51,11 +50,10 @@ struct timeline {
 };
 extern struct timeline tl; /* defined in timeline_report.c, which every build compiles */
 
-/* After recording stopped: pairs the records with the notes, fills busy and waits, writes
- * PREFIX.json and PREFIX.csv where prefix is not NULL, and releases what the recording held
- * (timeline_stop()). As timeline_write(). */
+/* After recording stopped: pairs the records with the notes, fills busy, writes PREFIX.json and
+ * PREFIX.csv where prefix is not NULL, and releases what the recording held (timeline_stop()).
+ * As timeline_write(). */
 int timeline_report(const char *prefix, unsigned long *operations,
-                    struct busy_time busy[TIMELINE_MAX_RUNS],
-                    struct issue_wait waits[TIMELINE_MAX_RUNS]);
+                    struct busy_time busy[TIMELINE_MAX_RUNS]);
 
 #endif /* TIMELINE_RECORDS_H */

@@ -162,62 +162,15 @@ static int measure_busy(unsigned run, struct busy_time *busy)
     return 0;
 }
 
-/* The waits of run `run`'s copies in, from their chunks' preparation to their issue (struct
- * issue_wait). */
-static int measure_issue_waits(unsigned run, struct issue_wait *wait)
-{
-    *wait = (struct issue_wait){0};
-    unsigned chunks = 0;
-    uint64_t first_process = UINT64_MAX;
-    for (size_t i = 0; i < tl.n_cpu; i++) {
-        const struct cpu_span *c = &tl.cpu[i];
-        if (c->run == run && c->chunk + 1 > chunks)
-            chunks = c->chunk + 1;
-        if (c->run == run && c->row == ROW_PROCESS && c->start < first_process)
-            first_process = c->start;
-    }
-    if (chunks == 0)
-        return 0;
-    uint64_t *prepared = calloc(chunks, sizeof *prepared);
-    double *all = malloc(2 * (size_t)chunks * sizeof *all);
-    if (!prepared || !all) {
-        free(prepared);
-        free(all);
-        return -1;
-    }
-    double *first = all + chunks;
-    for (size_t i = 0; i < tl.n_cpu; i++) {
-        const struct cpu_span *c = &tl.cpu[i];
-        if (c->run == run && c->row == ROW_PREPARE && c->end > prepared[c->chunk])
-            prepared[c->chunk] = c->end;
-    }
-    size_t n_all = 0, n_first = 0;
-    for (size_t i = 0; i < tl.n_log && n_all < chunks; i++) {
-        const struct issued *op = &tl.log[i];
-        if (op->run != run || !op->at || op->chunk >= chunks || !prepared[op->chunk])
-            continue;
-        double wait_ms = ((double)op->at - (double)prepared[op->chunk]) / 1e6;
-        all[n_all++] = wait_ms;
-        if (op->at < first_process)
-            first[n_first++] = wait_ms;
-    }
-    wait->all_ms = n_all ? stats_summarize(all, n_all).median : 0;
-    wait->first_ms = n_first ? stats_summarize(first, n_first).median : 0;
-    wait->first_chunks = (unsigned)n_first;
-    free(prepared);
-    free(all);
-    return 0;
-}
 int timeline_report(const char *prefix, unsigned long *operations,
-                    struct busy_time busy[TIMELINE_MAX_RUNS],
-                    struct issue_wait waits[TIMELINE_MAX_RUNS])
+                    struct busy_time busy[TIMELINE_MAX_RUNS])
 {
     if (!records_match_log()) {
         timeline_stop();
         return -1;
     }
     for (unsigned r = 0; r < tl.n_runs; r++) {
-        if (measure_busy(r, &busy[r]) || (waits && measure_issue_waits(r, &waits[r]))) {
+        if (measure_busy(r, &busy[r])) {
             fprintf(stderr, "%s: timeline: out of memory\n", program_name);
             timeline_stop();
             return -1;

@@ -2,8 +2,8 @@
 #include "trace.h"
 
 int record_runs(struct bench *b, const struct traced *runs, int count, const char *prefix,
-                struct busy_time busy[TIMELINE_MAX_RUNS], struct issue_wait *waits,
-                unsigned long *operations, bool *recorded)
+                struct busy_time busy[TIMELINE_MAX_RUNS], unsigned long *operations,
+                bool *recorded)
 {
     *recorded = false;
     if (timeline_start())
@@ -26,7 +26,7 @@ int record_runs(struct bench *b, const struct traced *runs, int count, const cha
         timeline_stop();
         return -1;
     }
-    if (timeline_write(prefix, operations, busy, waits))
+    if (timeline_write(prefix, operations, busy))
         return -1;
     *recorded = true;
     return 0;
@@ -115,7 +115,7 @@ int timeline_part(struct bench *b, const struct shape *p, bool by_role,
     unsigned long operations = 0;
     struct busy_time busy[TIMELINE_MAX_RUNS];
     bool recorded;
-    if (record_runs(b, t.runs, t.count, prefix, busy, NULL, &operations, &recorded))
+    if (record_runs(b, t.runs, t.count, prefix, busy, &operations, &recorded))
         return -1;
     if (!recorded)
         return 0;

@@ -1,6 +1,6 @@
 /*
  * trace.h - part 2: runs recorded by CUPTI (timeline.c) for Perfetto and the plots, and how busy
- * they kept each engine; shared with exercises 1 and 4.
+ * they kept each engine; shared with exercise 1.
  *
  * Every function returns 0, or -1 after saying why.
  */
@@ -21,13 +21,12 @@ struct traced {
 };
 
 /* Records the runs with CUPTI, after a warm-up run of the first one's shape recorded and dropped
- * (the first launch under CUPTI pays milliseconds for its setup); fills busy[r], and waits[r]
- * where waits is not NULL, counts the operations, and writes PREFIX.json and PREFIX.csv where
- * prefix is not NULL. *recorded stays false where there is no CUPTI here: timeline_start() said
- * so, and the rest goes on. */
+ * (the first launch under CUPTI pays milliseconds for its setup); fills busy[r], counts the
+ * operations, and writes PREFIX.json and PREFIX.csv where prefix is not NULL. *recorded stays
+ * false where there is no CUPTI here: timeline_start() said so, and the rest goes on. */
 int record_runs(struct bench *b, const struct traced *runs, int count, const char *prefix,
-                struct busy_time busy[TIMELINE_MAX_RUNS], struct issue_wait *waits,
-                unsigned long *operations, bool *recorded);
+                struct busy_time busy[TIMELINE_MAX_RUNS], unsigned long *operations,
+                bool *recorded);
 
 /* Prints and records how busy each kind of work kept the GPU, and the CPU, in one recorded run. */
 int report_busy(struct bench *b, const char *key, const char *name,
