@@ -42,14 +42,6 @@ struct cpu_load {
  * start. */
 enum { LOAD_SETTLE_MS = 20 };
 
-/* The calling thread's CPU time: how much of a pass the copy's thread spent on a CPU. */
-static double thread_cpu_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
-}
-
 static void *spinner(void *arg)
 {
     struct cpu_load *load = arg;

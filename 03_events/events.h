@@ -25,8 +25,6 @@ void poison_output(const struct work *w);
 /* Checks every element of c; ends the program on a wrong one. */
 void verify_work(const struct work *w);
 
-/* CPU time this thread has used: a thread spinning in a CUDA call burns it; one asleep does not. */
-double thread_cpu_ms(void);
 /* One unit of CPU work: `passes` sums of squares over the same 16 Ki floats (some microseconds a
  * pass). The lesson's unit is one pass; exercise 1 makes it ten. */
 double cpu_work_unit(int passes);

@@ -31,13 +31,6 @@ void verify_work(const struct work *w)
         exit(EXIT_ERROR);
 }
 
-double thread_cpu_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
 enum { CPU_WORK_FLOATS = 16384 };
 static float cpu_work_data[CPU_WORK_FLOATS];
 

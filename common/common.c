@@ -25,6 +25,13 @@ double host_ms(void)
     return (double)now.tv_sec * 1e3 + (double)now.tv_nsec * 1e-6;
 }
 
+double thread_cpu_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
+}
+
 static int compare_doubles(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

@@ -165,6 +165,9 @@ bool gate_held(const struct gate *g);
 /* CLOCK_MONOTONIC in milliseconds: for how long the *host* was held up by a call. Time device work
  * with CUDA events instead. */
 double host_ms(void);
+/* The calling thread's CPU time in ms (CLOCK_THREAD_CPUTIME_ID): a thread spinning in a CUDA
+ * call burns it; one asleep does not. */
+double thread_cpu_ms(void);
 
 struct stats {
     double median, min, max;
