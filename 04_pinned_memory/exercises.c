@@ -5,8 +5,8 @@
  *   1. the bandwidth sweep's last two sizes with --sweep-max 4G, 1 GiB and 4 GiB, for every kind
  *      of memory in both directions, against the link's peak;
  *   2. --deep zero-copy's sparse read with a stride of 8, 32 and 256 in place of 32 alone;
- *   3. from pinned memory, H2D alone, D2H alone, and both at once in two non-blocking streams,
- *      at --size and at BOTH_LARGER times it, against the link's peak.
+ *   3. one piece of pageable and of pinned memory copied again and again, against pieces taken
+ *      in turn from a ring several times the host CPU's last-level cache, both ways.
  *
  * The two sides of every ratio are measured in turns, repetition by repetition, and the ratio is
  * taken rep by rep (CONTRIBUTING.md, "Measuring"). Each answer figure is printed beside the
@@ -21,15 +21,19 @@ static const char *const asks[N_EXERCISES] = {
     "1 GiB?",
     "the zero-copy gather's stride at 8, 32 and 256: where does reading mapped memory directly "
     "stop beating \"copy everything, then pick\"?",
-    "from pinned memory, H2D and D2H at once, each in its own stream: does each keep its speed "
-    "alone, and how close does the pair come to twice the link's one-way peak?",
+    "16 MiB copied again and again from one buffer, or 16 MiB pieces taken in turn from one "
+    "several times the CPU's last-level cache: which is faster, by about how much, and does the "
+    "same hold for pinned memory as for pageable?",
 };
 
 static const char *const verified[N_EXERCISES] = {
     "the last repetition of every copy, each kind, size and direction",
     "the last repetition of both ways at every stride",
-    "every repetition of every copy, alone and both at once, at both sizes",
+    "after the timed rounds, a D2H and an H2D copy of the hot piece and of a cold one, for "
+    "each memory",
 };
+
+const char *const direction_keys[N_DIRECTIONS] = {"h2d", "d2h"};
 
 /* A ratio's repetitions: median (range), and "~" where the range is over 5% of the median. */
 void print_ratio(struct stats r)
@@ -37,19 +41,20 @@ void print_ratio(struct stats r)
     printf("%7.3f (%.3f-%.3f)%s\n", r.median, r.min, r.max, stats_unsteady(r) ? "~" : "");
 }
 
-/* A host buffer of `kind` holding the first `bytes` of d->reference, which the checks expect. */
-void *host_holding_reference(enum memory_kind kind, size_t bytes, const struct device_buffers *d)
-{
-    void *host = host_alloc(kind, bytes);
-    CUDA_CHECK(cudaMemcpy(host, d->reference, bytes, cudaMemcpyDeviceToHost));
-    return host;
-}
-
 /* ------------------------------------------------------------------------------------------ *
  * 1. --sweep-max 4G: the sweep's last two sizes, a quarter of the largest and the largest.
  * ------------------------------------------------------------------------------------------ */
 
 enum { SMALL, LARGE };
+
+/* A host buffer of `kind` holding the first `bytes` of d->reference, which the checks expect. */
+static void *host_holding_reference(enum memory_kind kind, size_t bytes,
+                                    const struct device_buffers *d)
+{
+    void *host = host_alloc(kind, bytes);
+    CUDA_CHECK(cudaMemcpy(host, d->reference, bytes, cudaMemcpyDeviceToHost));
+    return host;
+}
 
 /* Copies to and from each of n host buffers (bytes[v] of kinds[v], holding d->reference's bytes)
  * in turns, repetition by repetition, each repetition starting one buffer later, so that neither
@@ -151,7 +156,6 @@ static void print_size_pairs(const struct size_pair p[N_KINDS], const size_t byt
 static void answer_size_pairs(const struct size_pair p[N_KINDS], const size_t bytes[2],
                               const struct timing *t)
 {
-    static const char *const dir_keys[N_DIRECTIONS] = {"h2d", "d2h"};
     static const char *const size_keys[2] = {"small", "large"};
     for (int k = 0; k < N_KINDS; k++) {
         for (int dir = 0; dir < N_DIRECTIONS; dir++) {
@@ -162,7 +166,7 @@ static void answer_size_pairs(const struct size_pair p[N_KINDS], const size_t by
                 struct csv_row row = {.direction = direction_names[dir], .bytes = bytes[s],
                                       .reps = t->reps, .ms = p[k].ms[dir][s], .gbps = rate,
                                       .params = "clock=gpu_event"};
-                snprintf(key, sizeof key, "%s_%s_%s_gbps", kind_names[k], dir_keys[dir],
+                snprintf(key, sizeof key, "%s_%s_%s_gbps", kind_names[k], direction_keys[dir],
                          size_keys[s]);
                 snprintf(what, sizeof what, "%s %s at %s", kind_names[k], direction_names[dir],
                          text[s]);
@@ -172,7 +176,8 @@ static void answer_size_pairs(const struct size_pair p[N_KINDS], const size_t by
                                   .reps = t->reps, .ms = p[k].ms[dir][LARGE],
                                   .gbps = gbps(bytes[LARGE], p[k].ms[dir][LARGE].median),
                                   .params = "clock=gpu_event"};
-            snprintf(key, sizeof key, "%s_%s_large_over_small", kind_names[k], dir_keys[dir]);
+            snprintf(key, sizeof key, "%s_%s_large_over_small", kind_names[k],
+                     direction_keys[dir]);
             snprintf(what, sizeof what, "%s %s, %s's speed over %s's", kind_names[k],
                      direction_names[dir], text[LARGE], text[SMALL]);
             exercise_record(t->csv, 1, key, what, p[k].ratio[dir].median, "x", row);
@@ -213,24 +218,31 @@ int run_exercise(int n, struct common_args *args, size_t sweep_max, bool gated)
 {
     /* Exercise 1 asks for --sweep-max 4G. Each of its samples is one copy of 1 or 4 GiB, long
      * enough to average the link's wander; 3 repetitions of each, in turns, take about as long
-     * as allocating, filling and pinning its 4 GiB buffers (seconds), where 10 would triple it. */
+     * as allocating, filling and pinning its 4 GiB buffers (seconds), where 10 would triple it.
+     * Exercise 3's copies of 16 MiB take milliseconds or less: 30 repetitions of its eight cost
+     * under a second, less than filling its ring takes. */
     if (n == 1 && !cli_given("--sweep-max"))
         sweep_max = (size_t)4 << 30;
-    if (n == 1 && !cli_given("--reps"))
-        args->reps = 3;
+    if (n != 2 && !cli_given("--reps"))
+        args->reps = n == 1 ? 3 : 30;
     /* What each holds at once, per byte of its size: 1, the sweep's three device buffers and one
      * host buffer of a kind; 2, the zero-copy part's two mapped host buffers and two device
-     * buffers; 3, the sweep's three device buffers and two pinned host buffers, each of
-     * BOTH_LARGER times --size. */
-    bool given = cli_given("--size");
-    struct sized size = n == 1   ? (struct sized){"--sweep-max", &sweep_max,
-                                                  cli_given("--sweep-max"), 3, 1}
-                        : n == 2 ? (struct sized){"--size", &args->size, given, 2, 2}
-                                 : (struct sized){"--size", &args->size, given,
-                                                  3 * BOTH_LARGER, 2 * BOTH_LARGER};
+     * buffers; 3, what hot_cold_sizes() says. */
+    struct sized sizes[2] = {{"--sweep-max", &sweep_max, cli_given("--sweep-max"), 3, 1}};
+    size_t n_sizes = 1;
+    struct host_cache llc = {.bytes = 0};
+    if (n == 2)
+        sizes[0] = (struct sized){"--size", &args->size, cli_given("--size"), 2, 2};
+    if (n == 3) {
+        llc = host_last_level_cache();
+        int rc = hot_cold_sizes(&llc, &args->size, &sweep_max, sizes);
+        if (rc != CLI_CONTINUE)
+            return rc;
+        n_sizes = 2;
+    }
     struct gpu_info gpu;
     struct csv csv;
-    int rc = lesson_open("04_pinned_memory", args, &size, 1, &gpu, &csv);
+    int rc = lesson_open("04_pinned_memory", args, sizes, n_sizes, &gpu, &csv);
     if (rc)
         return rc;
     exercise_begin(&csv, n, N_EXERCISES, asks[n - 1]);
@@ -240,7 +252,7 @@ int run_exercise(int n, struct common_args *args, size_t sweep_max, bool gated)
     else if (n == 2)
         exercise_strides(args->size, &t);
     else
-        exercise_both_directions(args->size, args->device, gpu.copy_engines, &t);
+        exercise_hot_cold(args->size, sweep_max, &llc, &t);
     timing_destroy(&t);
     if (lesson_close(&csv))
         return EXIT_ERROR;
