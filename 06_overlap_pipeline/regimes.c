@@ -179,8 +179,9 @@ int regimes(struct bench *b, const struct shape *base)
     printf("  sync: lesson 01's way (pageable memory, blocking copies); serial: main.c's loop on\n"
            "  one stream and one buffer; pipeline: the loop on the shape above; kernels, copies:\n"
            "  the pipeline without its copies, without its kernels. efficiency = max(kernels,\n"
-           "  copies) / pipeline, rep by rep; pinning = sync / serial; overlap = serial /\n"
-           "  pipeline. ~: unsteady (repetitions spread over 5%% of the median)\n");
+           "  copies) / pipeline, rep by rep; pinning = sync / serial and overlap = serial /\n"
+           "  pipeline, ratios of the medians (sync runs apart, not in turns). ~: unsteady\n"
+           "  (repetitions spread over 5%% of the median)\n");
     rc = 0;
 out_free:
     free(in);

@@ -50,8 +50,9 @@ CSV_ROWS = {
     "04_pinned_memory": 227,
     "05_raii_style_c": 5,  # sync, async, CPU work, final wait; the scoped half's fault walk
     # core 15: 3 regimes x 5; deep: orders 3 regimes x 4, shapes 7 chunk counts x 5 stream counts
-    # x 4, intensity 4 x 4, graph 5, managed 4, by role 2 layouts x 4, staged 4 + 2 thread counts x 3
-    "06_overlap_pipeline": 210,
+    # x 4, intensity 5 x 4 (1, 4, 16 = the balance point, 32 = twice it, 64), graph 5, managed 4,
+    # by role 2 layouts x 4, staged 4 + 2 thread counts x 3
+    "06_overlap_pipeline": 214,
 }
 # Rows of the same small runs without --deep: the default run, what the classroom run measures.
 CORE_ROWS = {
