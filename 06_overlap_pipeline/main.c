@@ -33,7 +33,10 @@
  * buffer k mod B. While chunk k is copied back, chunk k+1 is computed and chunk k+2 copied in,
  * each in its own stream, so the copy engines and the SMs work at once. Buffer b is reused by
  * chunk k+B: before that chunk's copy in, its stream waits (on the GPU; the host goes on
- * issuing) for the event recorded after chunk k's copy out. */
+ * issuing) for the event recorded after chunk k's copy out. Where S divides B, as in the default
+ * 8 and 8, chunk k ran in the same stream, whose order already holds chunk k+B back: the wait is
+ * then implied, and it matters on every other shape (--streams 8 --buffers 12, or exercise 2's
+ * --streams 8 --buffers 4, where two streams take turns with each buffer). */
 static cudaError_t pipeline(const struct rig *r, const struct shape *p)
 {
     struct chunk_plan plan = chunk_plan_make(p->n, p->chunks, p->buffers);
