@@ -46,8 +46,8 @@ CSV_ROWS = {
     # directions x 2 costs, alignment 5 sizes x
     # 6 offsets x 2 kinds x 2 directions, batching 2 pieces x 2 directions x 3 ways (2 ways where
     # the toolkit has no cudaMemcpyBatchAsync: BATCH_CALL_ROWS fewer), CPU 4, zero-copy 4,
-    # pinning 8, async 4
-    "04_pinned_memory": 227,
+    # pinning 9, async 4
+    "04_pinned_memory": 228,
     "05_raii_style_c": 5,  # sync, async, CPU work, final wait; the scoped half's fault walk
     # core 15: 3 regimes x 5; deep: orders 3 regimes x 4, shapes 7 chunk counts x 5 stream counts
     # x 4, intensity 5 x 4 (1, 4, 16 = the balance point, 32 = twice it, 64), graph 5, managed 4,
