@@ -40,9 +40,9 @@ void default_stream_barrier(int reps, double *samples, unsigned long long *d_ela
 
 /* ------------------------------------------------------- the deep parts, one file each */
 
-/* which_calls_wait.c: one stream's chunk (`bytes`) copied in and out with cudaMemcpyAsync, each
- * copy queued behind a 2 ms kernel in `stream`, from pageable and from pinned memory: when does
- * the call return? */
+/* which_calls_wait.c: 4 KiB up to one stream's chunk (`bytes`) copied in and out with
+ * cudaMemcpyAsync, each copy queued behind a 2 ms kernel in `stream`, from pageable and from
+ * pinned memory: when does the call return? */
 void which_calls_wait(size_t bytes, cudaStream_t stream, int reps, unsigned long long *d_elapsed,
                       struct csv *csv);
 

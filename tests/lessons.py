@@ -39,8 +39,9 @@ FOR_TOOL = {("04_pinned_memory", "initcheck"): "--gated-timing 0"}
 CSV_ROWS = {
     # 4 phases x 2 clocks, the launch, the kernel alone; 5 sweep sizes x 2 directions
     "01_sync_copy": 20,
-    # 2 memories x 2 stream counts x 2, which calls wait 4; 2 + 4 + 2 + 3
-    "02_streams": 23,
+    # 2 memories x 2 stream counts x 2, which calls wait 2 memories x 2 directions x 3 sizes
+    # (4 KiB, 64 KiB and the 256 KiB chunk); 2 + 4 + 2 + 3
+    "02_streams": 31,
     "03_events": 16,  # timing 6, cpu_overlap 3 x 2, cross_stream 2, event_cost 2
     # core 59: 5 sizes x (4 kinds x 2 + 3 both ways) + 4 async; deep: per-copy 5 sizes x 2
     # directions x 2 costs, alignment 5 sizes x
