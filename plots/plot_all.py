@@ -289,7 +289,9 @@ def plot_bandwidth(plt, result_set, out):
             line, = ax.plot(x, y, color=palette[i % len(palette)],
                             **line_style(variant, direction))
         label = " ≈ ".join(name(v) for _, v in group)
-        if any(len(lessons[v]) > 1 for _, v in group):  # which lesson's sweep, where two have one
+        if lesson == "01_sync_copy":  # not 04's throughput: one call, its CPU's wait
+            label = say("{kinds} (01: each a blocking call, host clock)", kinds=label)
+        elif any(len(lessons[v]) > 1 for _, v in group):  # which lesson's, where two have one
             label = say("{kinds} ({lesson})", kinds=label, lesson=lesson)
         if len(group) > 1:
             label += say(" (within {gbps:.1f} GB/s)", gbps=gap)

@@ -22,6 +22,7 @@ LABELS = {
     " (CONTENDED: the GPU was shared during the run)": "（被占用：运行期间有其他进程在用这块 GPU）",
     # bandwidth
     "{kinds} ({lesson})": "{kinds}（{lesson}）",
+    "{kinds} (01: each a blocking call, host clock)": "{kinds}（01：每次一个阻塞调用，主机时钟）",
     " (within {gbps:.1f} GB/s)": "（相差不到 {gbps:.1f} GB/s）",
     "best measured {gbps:.1f} GB/s": "实测最高 {gbps:.1f} GB/s",
     "PCIe peak {gbps:.1f} GB/s per direction": "PCIe 峰值：每个方向 {gbps:.1f} GB/s",
