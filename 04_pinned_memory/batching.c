@@ -1,14 +1,26 @@
 /*
  * batching.c - `--deep batching`: lecture 7.2 says "the more data each transfer moves, the more
  * efficient it is". The same bytes of pinned memory in pieces, issued one call per piece, as one
- * copy, and as one cudaMemcpyBatchAsync (CUDA 12.8 and later).
+ * copy, and as one cudaMemcpyBatchAsync (CUDA 12.8 and later), its pieces in address order and
+ * shuffled: a driver free to run a batch in any order may merge adjacent pieces into one copy.
  */
 #include "pinned.h"
 
 #include <string.h>
 
-enum { ONE_CALL_EACH, ONE_COPY, BATCH_CALL, N_BATCH_WAYS };
-static const char *const batch_ways[N_BATCH_WAYS] = {"one_call_each", "one_copy", "batch_call"};
+static size_t gcd(size_t a, size_t b)
+{
+    while (b) {
+        size_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+enum { ONE_CALL_EACH, ONE_COPY, BATCH_CALL, BATCH_SHUFFLED, N_BATCH_WAYS };
+static const char *const batch_ways[N_BATCH_WAYS] = {"one_call_each", "one_copy", "batch_call",
+                                                     "batch_shuffled"};
 
 #if CUDART_VERSION >= 12080
 #define HAVE_BATCH_COPY 1
@@ -51,7 +63,8 @@ static bool batch_copy_available(void)
     return true;
 }
 
-/* The same `count` pieces of `piece` bytes, one way. */
+/* The same `count` pieces of `piece` bytes, one way; the shuffled batch's lists are the second
+ * half of dsts and srcs. */
 static void issue_pieces(int way, void **dsts, void **srcs, size_t *sizes, size_t count,
                          enum cudaMemcpyKind kind, cudaStream_t stream)
 {
@@ -60,8 +73,10 @@ static void issue_pieces(int way, void **dsts, void **srcs, size_t *sizes, size_
     for (size_t i = 0; way == ONE_CALL_EACH && i < count; i++)
         CUDA_CHECK(cudaMemcpyAsync(dsts[i], srcs[i], sizes[i], kind, stream));
 #if HAVE_BATCH_COPY
-    if (way == BATCH_CALL)
-        CUDA_CHECK(copy_batched(dsts, srcs, sizes, count, stream));
+    if (way == BATCH_CALL || way == BATCH_SHUFFLED) {
+        size_t list = way == BATCH_SHUFFLED ? count : 0;
+        CUDA_CHECK(copy_batched(dsts + list, srcs + list, sizes, count, stream));
+    }
 #endif
 }
 
@@ -72,13 +87,21 @@ static void time_pieces(int ways, void *dst, void *src, size_t piece, size_t cou
                         enum cudaMemcpyKind kind, const struct device_buffers *d,
                         const struct timing *t, struct stats ms[N_BATCH_WAYS])
 {
-    void **dsts = malloc_or_exit(count * sizeof *dsts);
-    void **srcs = malloc_or_exit(count * sizeof *srcs);
+    void **dsts = malloc_or_exit(2 * count * sizeof *dsts);
+    void **srcs = malloc_or_exit(2 * count * sizeof *srcs);
     size_t *sizes = malloc_or_exit(count * sizeof *sizes);
     double *samples = samples_or_exit((size_t)N_BATCH_WAYS * (size_t)t->reps);
+    /* The shuffle: piece i at place (i * step) mod count, step odd and near count / 2 + 1, so
+     * that no two pieces next to each other in the list are next to each other in memory. */
+    size_t step = (count / 2 + 1) | 1;
+    while (count > 2 && gcd(step, count) != 1)
+        step += 2;
     for (size_t i = 0; i < count; i++) {
+        size_t shuffled = i * step % count;
         dsts[i] = (char *)dst + i * piece;
         srcs[i] = (char *)src + i * piece;
+        dsts[count + i] = (char *)dst + shuffled * piece;
+        srcs[count + i] = (char *)src + shuffled * piece;
         sizes[i] = piece;
     }
     for (int rep = -1; rep < t->reps; rep++) {
@@ -119,8 +142,8 @@ void batching(size_t total, const struct timing *t)
            "call\n    until cudaStreamSynchronize returns, the ways in turns, median of %d (~: "
            "range over 5%%)\n", format_bytes(total, size_text, sizeof size_text), t->reps);
     int ways = batch_copy_available() ? N_BATCH_WAYS : BATCH_CALL;
-    printf("  %9s %7s %4s %18s %18s %18s\n", "piece", "pieces", "dir", "one call each",
-           "one copy", "one batched call");
+    printf("  %9s %7s %4s %18s %18s %18s %18s\n", "piece", "pieces", "dir", "one call each",
+           "one copy", "one batched call", "batched, shuffled");
     for (size_t p = 0; p < sizeof pieces / sizeof pieces[0] && pieces[p] <= total; p++) {
         size_t count = total / pieces[p];
         for (int dir = 0; dir < N_DIRECTIONS; dir++) {
@@ -144,7 +167,7 @@ void batching(size_t total, const struct timing *t)
                                                      .ms = ms[way], .gbps = rate,
                                                      .params = params});
             }
-            printf("%s\n", ways < N_BATCH_WAYS ? "                  -" : "");
+            printf("%s\n", ways < N_BATCH_WAYS ? "                  -                  -" : "");
         }
     }
     printf("  the last repetition of every way verified on the GPU\n");

@@ -45,10 +45,10 @@ CSV_ROWS = {
     "03_events": 16,  # timing 6, cpu_overlap 3 x 2, cross_stream 2, event_cost 2
     # core 59: 5 sizes x (4 kinds x 2 + 3 both ways) + 4 async; deep: per-copy 5 sizes x 2
     # directions x 2 costs, alignment 5 sizes x
-    # 6 offsets x 2 kinds x 2 directions, batching 2 pieces x 2 directions x 3 ways (2 ways where
+    # 6 offsets x 2 kinds x 2 directions, batching 2 pieces x 2 directions x 4 ways (2 ways where
     # the toolkit has no cudaMemcpyBatchAsync: BATCH_CALL_ROWS fewer), CPU 4, zero-copy 4,
     # pinning 9, async 4
-    "04_pinned_memory": 228,
+    "04_pinned_memory": 232,
     "05_raii_style_c": 5,  # sync, async, CPU work, final wait; the scoped half's fault walk
     # core 15: 3 regimes x 5; deep: orders 3 regimes x 4, shapes 7 chunk counts x 5 stream counts
     # x 4, intensity 5 x 4 (1, 4, 16 = the balance point, 32 = twice it, 64), graph 5, managed 4,
@@ -64,7 +64,7 @@ CORE_ROWS = {
     "05_raii_style_c": 4,     # sync, async, CPU work, final wait
     "06_overlap_pipeline": 15,  # 3 regimes x 5
 }
-BATCH_CALL_ROWS = 4  # 04, where the toolkit or the driver lacks cudaMemcpyBatchAsync
+BATCH_CALL_ROWS = 8  # 04, where the toolkit or the driver lacks cudaMemcpyBatchAsync
 ADVISED_PREFETCHED_ROWS = 2  # 06, where the GPU cannot advise or prefetch managed memory
 
 # The runs whose every resource acquisition can be made to fail (--fail-at N): lessons 05 and 06.
