@@ -7,7 +7,8 @@
 static const char summary[] =
     "The multi-buffer pipeline of lecture 7.1 and table 2: a data set in K chunks through a ring\n"
     "of B device buffers over S streams, against the synchronous and serial versions and the\n"
-    "hardware's bound, in three regimes; with --trace, a CUPTI timeline; --deep for the rest.";
+    "shape's bound (its copies alone, its kernels alone), in three regimes; with --trace, a\n"
+    "CUPTI timeline; --deep for the rest.";
 
 /* Sizes of the deep parts: the shapes sweep's fewest chunks and most streams meet in the ring's
  * buffers; the managed variant's explicit pipeline cuts the sweep's data set in 16 chunks. */
