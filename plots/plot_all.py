@@ -602,8 +602,8 @@ def plot_efficiency_heatmap(plt, result_set, out):
 
 def intensity_points(result_set):
     """[(iterations, speed-up over serial, the most a pipeline of this shape could get), ...].
-    The most is the speed-up divided by the efficiency, which pairs the pipeline with its bound rep by rep: so
-    a point is above its bound exactly when the efficiency is above 1."""
+    The most is the speed-up divided by the efficiency, which pairs the pipeline with its bound
+    rep by rep: so a point is above its bound exactly when the efficiency is above 1."""
     rows = result_set.select(lesson="06_overlap_pipeline", experiment="sweep_intensity")
     by_iters = {}
     for r in rows:
