@@ -86,6 +86,8 @@ for lesson in "$@"; do
 done
 [ "$ran" -eq 0 ] && [ "$without_gpu" -gt 0 ] && no_gpu "the lessons cannot use the GPU that nvidia-smi shows"
 
+verified=("${measured[@]}")
+
 # Every verified lesson's exercises, N = 1 to the count that exercise 1 prints ("exercise 1 of 3: ..."),
 # into LESSON_exercises.csv and .log: what the READMEs' answers quote, and what `--exercise N`
 # sets a student's figures against.
@@ -115,8 +117,8 @@ for lesson in "${measured[@]}"; do
         $((tenths % 10)) "$log")")
 done
 # The lab preset: each verified lesson's coding task, as the student's task.c stands.
-[ "$lab" = 1 ] || measured=()
-for lesson in "${measured[@]}"; do
+[ "$lab" = 1 ] || verified=()
+for lesson in "${verified[@]}"; do
     task=task-${lesson%%_*} log=$dir/task-${lesson%%_*}.log
     [ -x "build/bin/$task" ] || continue
     echo "=== $task"
