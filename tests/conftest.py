@@ -155,6 +155,17 @@ HAS_GPU = "GPU " in run("sh", "-c", "nvidia-smi -L 2>/dev/null").stdout
 needs_gpu = pytest.mark.skipif(not HAS_GPU, reason="no GPU here")
 
 
+# How many tests this session collected, and whether it is the whole suite (`make test`: the tests
+# folder, no -k or -m), for the README's totals (test_the_readmes_test_totals_are_the_suites).
+COLLECTED = {"count": 0, "whole": False}
+
+
+def pytest_collection_modifyitems(session, config, items):
+    whole_folder = [pathlib.Path(arg).resolve() for arg in config.args] == [ROOT / "tests"]
+    COLLECTED.update(count=len(items), whole=whole_folder and not config.option.keyword and
+                     not config.option.markexpr and not config.option.deselect)
+
+
 def pytest_terminal_summary(terminalreporter):
     import test_cli
     terminalreporter.write_line(f"bad command lines: {len(test_cli.BAD)}, each to be refused "

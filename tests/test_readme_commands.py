@@ -62,3 +62,20 @@ def test_a_readme_command_runs_as_written(command, clone):
     output = result.stdout + result.stderr
     assert result.returncode == 0 or NO_GPU_SENTENCE in output, \
         f"exit {result.returncode}: {output[-600:]}"
+
+
+def test_the_readmes_test_totals_are_the_suites():
+    """The README's "N passed, M skipped" of `make test` without a GPU, both editions and both
+    pairs (with the Chinese font and without), add up to the tests this suite collects, so that
+    adding a test without updating them fails here. Only a whole run without a GPU can tell."""
+    from conftest import COLLECTED
+    if HAS_GPU or not COLLECTED["whole"]:
+        pytest.skip("only `make test` without a GPU collects the suite the README counts")
+    for page in ("README.md", "README.zh-CN.md"):
+        text = (ROOT / page).read_text()
+        pairs = re.findall(r"(\d+) passed(?:[,，、和]| and)*\s*(\d+) skipped", text)
+        assert len(pairs) == 2, f"{page}: expected two 'N passed, M skipped' totals, {pairs}"
+        for passed, skipped in pairs:
+            assert int(passed) + int(skipped) == COLLECTED["count"], \
+                f"{page} says {passed} passed and {skipped} skipped, {int(passed) + int(skipped)} " \
+                f"tests; the suite has {COLLECTED['count']}: update the totals"
