@@ -11,6 +11,7 @@ Chinese font that exits 3 and says what to install.
 """
 import argparse
 import csv
+import math
 import pathlib
 import re
 import sys
@@ -600,6 +601,15 @@ def plot_efficiency_heatmap(plt, result_set, out):
     return save(plt, fig, out / result_set.slug / "efficiency_06")
 
 
+def intensity_axis(ax, iters):
+    """A log axis labelled at the sweep's powers of 4: the balance point and twice it, between
+    them, would print over their neighbours (1024 and 1255)."""
+    ax.set_xscale("log", base=2)
+    ticks = [i for i in sorted(set(iters)) if i >= 1 and math.log(i, 4).is_integer()]
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([f"{i:g}" for i in ticks])
+
+
 def intensity_points(result_set):
     """[(iterations, speed-up over serial, the most a pipeline of this shape could get), ...].
     The most is the speed-up divided by the efficiency, which pairs the pipeline with its bound
@@ -637,13 +647,7 @@ def plot_intensity(plt, result_set, out):
                       "and without its copies"))
     ax.plot(iters, speedup, color="tab:blue", marker="o",
             label=say("pipeline: serial time / pipeline"))
-    ax.set_xscale("log", base=2)
-    ticks = []  # a label under each point but one too close to the last (1024 and 1255)
-    for i in iters:
-        if not ticks or i >= 1.5 * ticks[-1]:
-            ticks.append(i)
-    ax.set_xticks(ticks)
-    ax.set_xticklabels([f"{i:g}" for i in ticks])
+    intensity_axis(ax, iters)
     ax.set_xlabel(say("kernel iterations per element (arithmetic intensity)"))
     ax.set_ylabel(say("speed-up over one stream, one buffer (x)"))
     ax.set_ylim(bottom=0, top=max(ceiling) * 1.2)
@@ -814,9 +818,7 @@ def plot_pipeline_comparison(plt, result_sets, out):
     bars_ax.set_ylabel(say("efficiency = bound / pipeline time"))
     bars_ax.set_ylim(0, 1.1)
     bars_ax.set_title(say("efficiency by regime\n(1 = as fast as its bound)"))
-    lines_ax.set_xscale("log", base=2)
-    lines_ax.set_xticks(sorted(all_iters))
-    lines_ax.set_xticklabels([f"{i:g}" for i in sorted(all_iters)])
+    intensity_axis(lines_ax, all_iters)
     lines_ax.set_xlabel(say("kernel iterations per element"))
     lines_ax.set_ylabel(say("speed-up over one stream, one buffer (x)"))
     lines_ax.set_ylim(bottom=0)
