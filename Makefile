@@ -200,13 +200,15 @@ plots:
 TEST_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror -g -O1 \
                -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all \
                -Icommon -isystem $(CUDA_PATH)/include
-TEST_SOURCES := tests/test_common.c common/common.c common/watch.c common/exercise.c
-$(BUILD)/tests/test_common: $(TEST_SOURCES) common/common.h 06_overlap_pipeline/pipeline.h
+TEST_SOURCES := tests/test_common.c common/common.c common/watch.c common/exercise.c \
+                06_overlap_pipeline/copies.c
+TEST_HEADERS := common/common.h 06_overlap_pipeline/pipeline.h 06_overlap_pipeline/copies.h
+$(BUILD)/tests/test_common: $(TEST_SOURCES) $(TEST_HEADERS)
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) $(TEST_CFLAGS) -o $@ $(TEST_SOURCES) -lm -lpthread -ldl
 
 # The same tests without the sanitizers, for valgrind, which cannot run sanitized programs.
-$(BUILD)/tests/test_common_plain: $(TEST_SOURCES) common/common.h 06_overlap_pipeline/pipeline.h
+$(BUILD)/tests/test_common_plain: $(TEST_SOURCES) $(TEST_HEADERS)
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) $(filter-out -fsanitize% -fno-sanitize%,$(TEST_CFLAGS)) -o $@ \
 		$(TEST_SOURCES) -lm -lpthread -ldl

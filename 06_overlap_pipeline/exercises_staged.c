@@ -29,7 +29,7 @@ static int staged_shape(struct bench *b, const struct settings *s, struct shape 
 static int staging_open(struct bench *b, const struct shape *p, size_t slots, struct staging *st)
 {
     return staging_create(st, slots, chunk_plan_make(p->n, p->chunks, slots).max_chunk,
-                          b->rig.h_in, p->n);
+                          b->rig.h_in, p->n, false);
 }
 
 /* ------------------------------------------------------------------------------------------ *
@@ -57,8 +57,8 @@ static int exercise_4_answers(struct bench *b, const struct staged_plan *plan,
     const double *staged[2], *cpu[2], *gpu = plan->ms + GPU_ALONE * b->reps;
     double *scratch = b->samples + b->reps;
     for (int c = 0; c < 2; c++) {
-        staged[c] = plan->ms + (FIRST_STAGED + 2 * c) * b->reps;
-        cpu[c] = staged[c] + b->reps;
+        staged[c] = plan->ms + staged_way_index(plan, c, 0, STAGED_RUN) * b->reps;
+        cpu[c] = plan->ms + staged_way_index(plan, c, 0, CPU_ALONE) * b->reps;
     }
     struct stats time = ratio_by_rep(staged[0], staged[1], b->reps, scratch);
     struct stats copies = ratio_by_rep(cpu[0], cpu[1], b->reps, scratch);
@@ -67,13 +67,13 @@ static int exercise_4_answers(struct bench *b, const struct staged_plan *plan,
     struct csv_row measured = {.reps = b->reps, .bytes = bytes, .params = "clock=host"};
     char key[64], what[160], unit[32];
     for (int c = 1; c >= 0; c--) {
-        measured.ms = way_stats(b, plan, FIRST_STAGED + 2 * c);
+        measured.ms = way_stats(b, plan, staged_way_index(plan, c, 0, STAGED_RUN));
         snprintf(key, sizeof key, "staged_ms_%s", thread_suffix[c]);
         snprintf(what, sizeof what, "the staged run on %d CPU threads", threads[c]);
         if (exercise_answer(b->csv, 4, key, what, measured.ms.median, "ms", measured))
             return -1;
     }
-    measured.ms = way_stats(b, plan, FIRST_STAGED);
+    measured.ms = way_stats(b, plan, staged_way_index(plan, 0, 0, STAGED_RUN));
     snprintf(what, sizeof what, "time on %d threads over %d's, in turns, rep by rep (range "
              "%.3f-%.3f)", threads[0], threads[1], time.min, time.max);
     snprintf(unit, sizeof unit, "of %d repetitions", b->reps);
@@ -82,7 +82,7 @@ static int exercise_4_answers(struct bench *b, const struct staged_plan *plan,
         exercise_answer(b->csv, 4, "reps_slower_one_fewer", "repetitions slower on one thread "
                         "fewer", slower, unit, measured))
         return -1;
-    measured.ms = way_stats(b, plan, FIRST_STAGED + 1);
+    measured.ms = way_stats(b, plan, staged_way_index(plan, 0, 0, CPU_ALONE));
     snprintf(what, sizeof what, "the CPU's copies alone on %d threads over %d's, rep by rep "
              "(range %.3f-%.3f)", threads[0], threads[1], copies.min, copies.max);
     if (exercise_answer(b->csv, 4, "cpu_alone_one_fewer_vs_default", what, copies.median, "x",
@@ -90,7 +90,7 @@ static int exercise_4_answers(struct bench *b, const struct staged_plan *plan,
         return -1;
     for (int c = 1; c >= 0; c--) {
         struct stats pace = ratio_by_rep(cpu[c], gpu, b->reps, scratch);
-        measured.ms = way_stats(b, plan, FIRST_STAGED + 2 * c + 1);
+        measured.ms = way_stats(b, plan, staged_way_index(plan, c, 0, CPU_ALONE));
         snprintf(key, sizeof key, "cpu_vs_gpu_%s", thread_suffix[c]);
         snprintf(what, sizeof what, "on %d threads, the CPU's copies alone over the GPU's work "
                  "alone, rep by rep (range %.3f-%.3f)", threads[c], pace.min, pace.max);
@@ -113,7 +113,7 @@ int exercise_4(struct bench *b, const struct settings *s)
     if (most == 1)
         printf("\n(one CPU thread here: there is no thread fewer, so both runs use one)\n");
     struct staged_plan plan = {.staging = &st, .p = &p, .threads = {threads[0], threads[1]},
-                               .counts = 2};
+                               .counts = 2, .copies = {&plain_copies}, .copy_ways = 1};
     int rc = staged_part(b, &plan);
     printf("\n");
     if (rc == 0)
@@ -155,8 +155,8 @@ static int rings_in_turns(struct bench *b, const struct shape q[RINGS],
             struct staged_time time;
             if (work == ALL_WORK)
                 memset(st[ring].results, 0xff, q[ring].n * sizeof(unsigned));
-            if (staged_run(&b->rig, &st[ring], &q[ring], work == GPU_WORK ? 1 : threads, work,
-                           &time) ||
+            if (staged_run(&b->rig, &st[ring], &q[ring], work == GPU_WORK ? 1 : threads,
+                           &plain_copies, work, &time) ||
                 (work == ALL_WORK && !work_verified(&b->rig, st[ring].data, st[ring].results,
                                                     q[ring].n, q[ring].iters, "staged run")))
                 return -1;

@@ -20,10 +20,12 @@ static int sweep_parts(struct bench *b, const struct settings *s, const struct s
     struct shape managed = {.n = s->sweep_n, .chunks = MANAGED_CHUNKS,
                             .buffers = (size_t)s->buffers, .streams = (size_t)s->streams,
                             .iters = balanced};
-    if (s->sweeps && deep_wants(s->deep, "shapes") && shapes_part(b, &sweep))
+    struct stats fastest_copies;
+    bool shapes = s->sweeps && deep_wants(s->deep, "shapes");
+    if (shapes && shapes_part(b, &sweep, &fastest_copies))
         return -1;
     if (s->sweeps && deep_wants(s->deep, "intensity") &&
-        intensity_part(b, &intensity, balanced))
+        intensity_part(b, &intensity, balanced, shapes ? &fastest_copies : NULL))
         return -1;
     if (deep_wants(s->deep, "graph") && graph_part(b, &many_small))
         return -1;
@@ -50,7 +52,7 @@ int later_parts(struct bench *b, const struct settings *s, const struct shape *b
     struct staging st; /* the pageable data set and the staging ring of the staged runs */
     size_t slots = (size_t)s->staged_buffers;
     if (staging_create(&st, slots, chunk_plan_make(base->n, base->chunks, slots).max_chunk,
-                       b->rig.h_in, base->n))
+                       b->rig.h_in, base->n, true))
         return -1;
     int rc = parts_on(b, s, base, &st);
     staging_destroy(&st);

@@ -17,8 +17,11 @@ void print_verified(const struct settings *s);
 
 /* The deep parts. */
 int orders_part(struct bench *b, const struct shape *base);                   /* orders.c */
-int shapes_part(struct bench *b, const struct shape *base);                   /* shapes.c */
-int intensity_part(struct bench *b, const struct shape *base, unsigned balanced); /* intensity.c */
+/* shapes.c; *fastest_copies gets the fastest copies alone of any shape, for intensity_part(). */
+int shapes_part(struct bench *b, const struct shape *base, struct stats *fastest_copies);
+/* intensity.c; fastest_copies: shapes_part()'s, or NULL where the shapes did not run. */
+int intensity_part(struct bench *b, const struct shape *base, unsigned balanced,
+                   const struct stats *fastest_copies);
 int graph_part(struct bench *b, const struct shape *p);                       /* graph.c */
 int managed_part(struct bench *b, const struct shape *p, int device);         /* managed.c */
 int by_role_part(struct bench *b, const struct shape *base);                  /* by_role.c */

@@ -37,7 +37,7 @@ int settings_parse(int argc, char **argv, struct common_args *args, struct setti
         {"--sweeps", OPT_INT, &s->sweeps, 0, 1, "0|1",
          "run the deep parts shapes and intensity when --deep asks for them", 0},
         {"--staged-threads", OPT_INT, &s->staged_threads, 0, 256, "T",
-         "the staged part's most CPU threads (0: one per online CPU)", 0},
+         "the staged part's most CPU threads (0: one per CPU this process may use)", 0},
         {"--staged-buffers", OPT_INT, &s->staged_buffers, 1, MAX_BUFFERS, "B",
          "the staged part's pinned staging buffers each way", 0},
         DEEP_OPTION(&s->deep, DEEP_PARTS),

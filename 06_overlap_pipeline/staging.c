@@ -14,8 +14,10 @@
  * The ring and the data set.
  * ------------------------------------------------------------------------------------------ */
 
+const struct cpu_copies plain_copies = {PLAIN_COPY, PLAIN_COPY, false, "memcpy"};
+
 int staging_create(struct staging *s, size_t slots, size_t slot_elems, const unsigned *in,
-                   size_t n)
+                   size_t n, bool write_combined)
 {
     *s = (struct staging){.slots = slots, .slot_elems = slot_elems};
     const size_t slot_bytes = slot_elems * sizeof(unsigned);
@@ -32,6 +34,14 @@ int staging_create(struct staging *s, size_t slots, size_t slot_elems, const uns
                                                         events[i], cudaEventDisableTiming)))
                 *events[i] = NULL, rc = -1;
             else if (rc == 0)
+                resource_acquired();
+        }
+        if (rc == 0 && write_combined) {
+            if (ACQUIRE("write-combined staging buffer",
+                        cudaHostAlloc((void **)&s->in_write_combined[b], slot_bytes,
+                                      cudaHostAllocWriteCombined)))
+                s->in_write_combined[b] = NULL, rc = -1;
+            else
                 resource_acquired();
         }
     }
@@ -55,9 +65,9 @@ void staging_destroy(struct staging *s)
 {
     CUDA_REPORT(cudaDeviceSynchronize()); /* after an error, a copy may still use the ring */
     for (size_t b = 0; b < MAX_BUFFERS; b++) {
-        void *buffers[2] = {s->in[b], s->out[b]};
-        cudaEvent_t events[2] = {s->copied_in[b], s->copied_out[b]};
-        for (int i = 0; i < 2; i++) {
+        void *buffers[3] = {s->in[b], s->out[b], s->in_write_combined[b]};
+        cudaEvent_t events[3] = {s->copied_in[b], s->copied_out[b], NULL};
+        for (int i = 0; i < 3; i++) {
             if (buffers[i]) {
                 CUDA_REPORT(cudaFreeHost(buffers[i]));
                 resource_released();
@@ -93,6 +103,7 @@ struct crew {
     struct piece *queue;           /* a ring of `capacity` pieces */
     size_t capacity, head, tail;
     unsigned *left[2];             /* per chunk: pieces still to copy, PREPARE and PROCESS */
+    enum copy_method method[2];    /* how PREPARE and PROCESS copy */
     bool stopping, tracing;        /* tracing: each piece's copy goes on the timeline */
 };
 
@@ -117,7 +128,7 @@ static void *worker(void *arg)
         unsigned long long start = c->tracing ? timeline_now() : 0;
         double t0 = host_ms();
         nvtxRangePushA(p.kind == PREPARE ? "prepare" : "process"); /* for Nsight Systems users */
-        memcpy(p.dst, p.src, p.bytes);
+        copy_bytes(c->method[p.kind], p.dst, p.src, p.bytes);
         nvtxRangePop();
         self->copying_ms += host_ms() - t0;
         if (c->tracing)
@@ -152,6 +163,7 @@ struct run {
     const struct rig *r;
     const struct staging *s;
     const struct shape *p;
+    unsigned *const *in; /* the input buffers the copies in fill: cached or write-combined */
     struct chunk_plan plan;
     struct crew *crew;
     size_t pieces; /* per chunk copy: the threads */
@@ -180,7 +192,7 @@ static void start_copy(struct run *run, int kind, size_t k)
         return;
     }
     if (kind == PREPARE)
-        hand_out(run->crew, kind, k, run->s->in[b], run->s->data + first,
+        hand_out(run->crew, kind, k, run->in[b], run->s->data + first,
                  count * sizeof(unsigned), run->pieces);
     else
         hand_out(run->crew, kind, k, run->s->results + first, run->s->out[b],
@@ -200,7 +212,7 @@ static int issue_gpu(const struct run *run, size_t k)
     bool trace = run->r->tracing;
     if (trace)
         timeline_chunk((unsigned)k);
-    CUDA_TRY(cudaMemcpyAsync(d, run->s->in[b], bytes, cudaMemcpyHostToDevice, stream));
+    CUDA_TRY(cudaMemcpyAsync(d, run->in[b], bytes, cudaMemcpyHostToDevice, stream));
     CUDA_TRY(cudaEventRecord(run->s->copied_in[b], stream));
     if (trace)
         timeline_chunk((unsigned)k);
@@ -301,11 +313,14 @@ static void crew_stop(struct crew *c, pthread_t *workers, int started)
 }
 
 int staged_run(const struct rig *r, const struct staging *s, const struct shape *p,
-               int threads, enum staged_work work, struct staged_time *time)
+               int threads, const struct cpu_copies *copies, enum staged_work work,
+               struct staged_time *time)
 {
     struct run run = {.r = r, .s = s, .p = p, .plan = chunk_plan_make(p->n, p->chunks, s->slots),
-                      .pieces = (size_t)threads, .work = work};
-    struct crew c = {.capacity = 2 * s->slots * (size_t)threads, .tracing = r->tracing};
+                      .pieces = (size_t)threads, .work = work,
+                      .in = copies->write_combined_in ? s->in_write_combined : s->in};
+    struct crew c = {.capacity = 2 * s->slots * (size_t)threads, .tracing = r->tracing,
+                     .method = {[PREPARE] = copies->in, [PROCESS] = copies->out}};
     c.queue = malloc(c.capacity * sizeof *c.queue);
     c.left[PREPARE] = calloc(run.plan.chunks + 1, sizeof *c.left[PREPARE]);
     c.left[PROCESS] = calloc(run.plan.chunks + 1, sizeof *c.left[PROCESS]);

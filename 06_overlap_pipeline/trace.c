@@ -16,8 +16,8 @@ int record_runs(struct bench *b, const struct traced *runs, int count, const cha
     for (int t = 0; rc == 0 && t < count; t++) {
         rc = timeline_run(runs[t].name);
         if (rc == 0 && runs[t].staging)
-            rc = staged_run(&b->rig, runs[t].staging, runs[t].p, runs[t].threads, ALL_WORK,
-                            &staged);
+            rc = staged_run(&b->rig, runs[t].staging, runs[t].p, runs[t].threads,
+                            &plain_copies, ALL_WORK, &staged);
         else if (rc == 0)
             rc = pipeline_time(&b->rig, runs[t].p, NOTHING_LEFT_OUT, &ms) ? -1 : 0;
     }

@@ -319,16 +319,22 @@ def plot_bandwidth(plt, result_set, out):
 
 # ------------------------------------------------------------------------- alignment (04)
 
+def alignment_panel(row):
+    """The panel an alignment row belongs to: its memory kind, and which side was offset."""
+    return ("pinned, device" if row["params"].get("side") == "device" else row["variant"],
+            row["direction"])
+
+
 def alignment_ratios(result_set):
-    """{(memory kind, direction): {offset: [(bytes, speed at offset / speed at offset 0), ...]}},
+    """{(panel, direction): {offset: [(bytes, speed at offset / speed at offset 0), ...]}},
     each ratio the median of the ratios taken repetition by repetition (params `ratio`); results
     from before those were written get the ratio of the medians."""
     rows = result_set.select(experiment="alignment")
-    rate0 = {(r["variant"], r["direction"], r["bytes"]): r["gbps"] for r in rows
+    rate0 = {alignment_panel(r) + (r["bytes"],): r["gbps"] for r in rows
              if r["params"]["offset"] == 0}
     ratios = {}
     for r in rows:
-        key = (r["variant"], r["direction"])
+        key = alignment_panel(r)
         ratio = r["params"].get("ratio") or r["gbps"] / rate0[key + (r["bytes"],)]
         ratios.setdefault(key, {}).setdefault(int(r["params"]["offset"]), []).append(
             (r["bytes"], ratio))
@@ -340,7 +346,8 @@ def plot_alignment(plt, result_set, out):
     ratios = alignment_ratios(result_set)
     if not ratios:
         return None
-    panels = [(k, d) for k in ("pinned", "pageable") for d in ("H2D", "D2H") if (k, d) in ratios]
+    panels = [(k, d) for k in ("pinned", "pageable", "pinned, device") for d in ("H2D", "D2H")
+              if (k, d) in ratios]
     columns = min(len(panels), 2)
     rows = (len(panels) + columns - 1) // columns
     fig, axes = plt.subplots(rows, columns, figsize=(9.5, 1.8 + 3.3 * rows), sharey=True,
@@ -358,7 +365,9 @@ def plot_alignment(plt, result_set, out):
         size_axis(ax, sizes)
         if ax not in axes[-1]:
             ax.set_xlabel("")
-        ax.set_title(say("{kind} {direction}", kind=name(key[0]), direction=key[1]))
+        ax.set_title(say("{kind} {direction}, the device address offset", kind=name("pinned"),
+                         direction=key[1]) if key[0] == "pinned, device" else
+                     say("{kind} {direction}", kind=name(key[0]), direction=key[1]))
         ax.grid(True, alpha=0.3)
     for ax in axes.flat[len(panels):]:
         ax.set_visible(False)
@@ -366,10 +375,10 @@ def plot_alignment(plt, result_set, out):
         row[0].set_ylabel(say("speed at the offset / at offset 0\n(in the same repetition; "
                               "median)"))
     handles, labels = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=3, title=say("host address"),
+    fig.legend(handles, labels, loc="lower center", ncol=3, title=say("offset of the address"),
                frameon=False)
     fig.suptitle(result_set.title(say(
-        "Copy speed at a host address offset from an aligned one, relative to offset 0\n"
+        "Copy speed at an address offset from an aligned one, relative to offset 0\n"
         "(lecture 7.2 predicts dashed lines, unaligned, below 1, pinned most)")))
     fig.tight_layout(rect=(0, 0.06 + 0.04 * (3 - rows), 1, 1))
     return save(plt, fig, out / result_set.slug / "alignment", layout=False)
@@ -572,32 +581,42 @@ def plot_timeline(plt, result_set, out):
 
 
 def plot_efficiency_heatmap(plt, result_set, out):
-    cells = {(int(r["params"]["chunks"]), int(r["params"]["streams"])): r["params"]["efficiency"]
-             for r in result_set.select(lesson="06_overlap_pipeline", experiment="sweep_shape",
-                                        variant="depth_first")}
-    if not cells:
+    """Lesson 06's shapes, each coloured by the floor across shapes over its time: 1 would be as
+    fast as any shape's copies (or kernels) alone. Ranked by time, not by each shape's overlap
+    against its own halves, which a slow shape can score well on."""
+    rows = result_set.select(lesson="06_overlap_pipeline", experiment="sweep_shape")
+    times = {(int(r["params"]["chunks"]), int(r["params"]["streams"])): r["median_ms"]
+             for r in rows if r["variant"] == "depth_first"}
+    if not times:
         return None
-    chunks = sorted({c for c, _ in cells})
-    streams = sorted({s for _, s in cells})
-    grid = [[cells.get((c, s), float("nan")) for s in streams] for c in chunks]
+    # Results from before the floor had its row: the same floor, from the shapes' own halves.
+    floor = next((r["median_ms"] for r in rows if r["variant"] == "floor_across_shapes"),
+                 max(min(r["median_ms"] for r in rows if r["variant"] == half)
+                     for half in ("copies_only", "kernels_only")))
+    chunks = sorted({c for c, _ in times})
+    streams = sorted({s for _, s in times})
+    grid = [[floor / times[(c, s)] if (c, s) in times else float("nan")
+             for s in streams] for c in chunks]
+    fastest = min(times, key=times.get)
     fig, ax = plt.subplots(figsize=(8, 6.5))
     image = ax.imshow(grid, cmap="viridis", vmin=0, vmax=1, aspect="auto")
-    for i, row in enumerate(grid):
-        for j, value in enumerate(row):
-            ax.text(j, i, f"{value:.2f}", ha="center", va="center",
-                    color="black" if value > 0.6 else "white", fontsize=11)
+    for i, c in enumerate(chunks):
+        for j, s in enumerate(streams):
+            if (c, s) in times:
+                ax.text(j, i, f"{times[(c, s)]:.2f}\n{grid[i][j]:.2f}", ha="center",
+                        va="center", color="black" if grid[i][j] > 0.6 else "white",
+                        fontsize=10, fontweight="bold" if (c, s) == fastest else "normal")
     ax.set_xticks(range(len(streams)))
     ax.set_xticklabels(streams)
     ax.set_yticks(range(len(chunks)))
     ax.set_yticklabels(chunks)
     ax.set_xlabel(say("streams (= device buffers)"))
     ax.set_ylabel(say("chunks"))
-    fig.colorbar(image, ax=ax, label=say("efficiency = bound / pipeline time"))
-    sample = next(iter(result_set.select(lesson="06_overlap_pipeline", experiment="sweep_shape")))
+    fig.colorbar(image, ax=ax, label=say("floor across shapes / time"))
     ax.set_title(result_set.title(say(
-        "06: pipeline efficiency, {size}; the kernel applies x = a x + c\n{iters:g} times per "
-        "element (the balanced regime)", size=binary_size(sample["bytes"] // 2),
-        iters=sample["params"]["iters"])))
+        "06: time by shape (ms, the fastest in bold) and floor / time\n"
+        "floor across shapes {floor:.2f} ms; {size}, x = a x + c {iters:g} times per element",
+        floor=floor, size=binary_size(rows[0]["bytes"] // 2), iters=rows[0]["params"]["iters"])))
     return save(plt, fig, out / result_set.slug / "efficiency_06")
 
 
@@ -611,9 +630,8 @@ def intensity_axis(ax, iters):
 
 
 def intensity_points(result_set):
-    """[(iterations, speed-up over serial, the most a pipeline of this shape could get), ...].
-    The most is the speed-up divided by the efficiency, which pairs the pipeline with its bound
-    rep by rep: so a point is above its bound exactly when the efficiency is above 1."""
+    """[(iterations, speed-up over serial, the most a pipeline could get: serial over its
+    floor, or None in results from before the floor was measured), ...]."""
     rows = result_set.select(lesson="06_overlap_pipeline", experiment="sweep_intensity")
     by_iters = {}
     for r in rows:
@@ -621,9 +639,9 @@ def intensity_points(result_set):
     points = []
     for iters, row in sorted(by_iters.items()):
         if {"depth_first", "serial_pinned"} <= row.keys():
-            pipeline = row["depth_first"]
-            speedup = row["serial_pinned"]["median_ms"] / pipeline["median_ms"]
-            points.append((iters, speedup, speedup / pipeline["params"]["efficiency"]))
+            pipeline, serial = row["depth_first"], row["serial_pinned"]["median_ms"]
+            floor = pipeline["params"].get("floor_ms")
+            points.append((iters, serial / pipeline["median_ms"], floor and serial / floor))
     return points
 
 
@@ -642,15 +660,17 @@ def plot_intensity(plt, result_set, out):
         return None
     iters, speedup, ceiling = zip(*points)
     fig, ax = plt.subplots(figsize=(9.5, 6))
-    ax.plot(iters, ceiling, color="black", linestyle="--", marker="",
-            label=say("bound: serial time / the slower of the pipeline without its kernels "
-                      "and without its copies"))
+    floored = None not in ceiling
+    if floored:
+        ax.plot(iters, ceiling, color="black", linestyle="--", marker="",
+                label=say("ceiling: serial time / the floor, the slower of these kernels\n"
+                          "alone and the fastest copies alone of any shape"))
     ax.plot(iters, speedup, color="tab:blue", marker="o",
             label=say("pipeline: serial time / pipeline"))
     intensity_axis(ax, iters)
     ax.set_xlabel(say("kernel iterations per element (arithmetic intensity)"))
     ax.set_ylabel(say("speed-up over one stream, one buffer (x)"))
-    ax.set_ylim(bottom=0, top=max(ceiling) * 1.2)
+    ax.set_ylim(bottom=0, top=max(ceiling if floored else speedup) * 1.2)
     ax.grid(True, alpha=0.3)
     ax.legend(loc="upper left")
     ax.set_title(result_set.title(say("06: what overlap buys, from copy-bound to compute-bound")))
@@ -659,32 +679,41 @@ def plot_intensity(plt, result_set, out):
 
 def plot_staged(plt, result_set, out):
     """Lesson 06 part 5: data in pageable memory through pinned staging buffers, throughput by
-    CPU threads, against the driver's own path and data already pinned."""
+    CPU threads, copied with memcpy and the faster way, against the host's ceiling (both sides
+    at once), the driver's own path and data already pinned."""
     rows = result_set.select(lesson="06_overlap_pipeline", experiment="staged")
-    staged = sorted((r["params"]["threads"], r) for r in rows if r["variant"] == "staged")
+    staged = [r for r in rows if r["variant"] == "staged"]
     if not staged:
         return None
-    fig, ax = plt.subplots(figsize=(9.5, 7))
-    threads = [int(t) for t, _ in staged]
+    fig, ax = plt.subplots(figsize=(9.5, 7.5))
+    threads = sorted({int(r["params"]["threads"]) for r in staged})
     top = 1.15 * max(r["gbps"] for r in rows if r["gbps"])  # the ceiling in view
     # Lines that would lie on one another (within 1.5% of the axis) are drawn once, their
     # legend entry naming each.
     tolerance = 0.015 * top
-    rising = {"staged": ("staged pipeline", "o", "-")}
-    rising.update({"cpu_alone": ("its CPU copies alone (no GPU)", "s", "--"),
-                   "cpu_inside": ("its CPU copies inside the staged run", "^", "--")})
-    points = {"staged": [(t, r["gbps"]) for t, r in staged]}
-    for variant in ("cpu_alone", "cpu_inside"):
-        points[variant] = sorted((r["params"]["threads"], r["bytes"] / r["median_ms"] / 1e6)
-                                 for r in rows if r["variant"] == variant)
+    copies = sorted({r["params"].get("copies", "memcpy") for r in staged},
+                    key=lambda c: c != "memcpy")
+    rising, points = {}, {}
+    for i, way in enumerate(copies):
+        for variant, label, marker, style in (
+                ("staged", "staged pipeline, {copies}", "o", "-"),
+                ("sides_at_once", "both sides at once, {copies}", "d", ":"),
+                ("cpu_alone", "its CPU copies alone, {copies}", "s", "--")):
+            found = sorted((r["params"]["threads"], r["bytes"] / r["median_ms"] / 1e6)
+                           for r in rows if r["variant"] == variant
+                           and r["params"].get("copies", "memcpy") == way)
+            if found:
+                rising[(variant, way)] = (say(label, copies=name(way)), marker, style, i)
+                points[(variant, way)] = found
     palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for i, (group, gap) in enumerate(merge_coinciding(
-            {v: {"": p} for v, p in points.items() if p}, tolerance)):
-        label, marker, style = rising[group[0]]
+    for group, gap in merge_coinciding({v: {"": p} for v, p in points.items()}, tolerance):
+        label, marker, style, way = rising[group[0]]  # a colour per way of copying
         x, y = zip(*points[group[0]])
-        ax.plot(x, y, marker=marker, linestyle=style, color=palette[i], label=merged_label(
-            [say(rising[v][0]) for v in group], gap))
-    lines = (("pinned_only", "data already pinned (the ceiling)", "black", ":"),
+        ax.plot(x, y, marker=marker, linestyle=style, color=palette[way],
+                label=merged_label([rising[v][0] for v in group], gap))
+    lines = (("ceiling", "the host's ceiling (both sides at once, at their fastest)", "tab:green",
+              "-"),
+             ("pinned_only", "data already pinned (the pinned ceiling)", "black", ":"),
              ("gpu_alone", "its GPU work alone (no CPU copies)", "grey", "-."),
              ("async_pageable", "cudaMemcpyAsync from pageable memory", "tab:red", "--"),
              ("sync_pageable", "lesson 01's way", "tab:brown", ":"))
@@ -815,9 +844,9 @@ def plot_pipeline_comparison(plt, result_sets, out):
     bars_ax.axhline(1, color="black", linestyle="--", linewidth=1)
     bars_ax.set_xticks([x + width * (len(with_pipeline) - 1) / 2 for x in range(len(regimes))])
     bars_ax.set_xticklabels([name(regime) for regime in regimes])
-    bars_ax.set_ylabel(say("efficiency = bound / pipeline time"))
+    bars_ax.set_ylabel(say("overlap efficiency: max(kernels alone, copies alone) / time"))
     bars_ax.set_ylim(0, 1.1)
-    bars_ax.set_title(say("efficiency by regime\n(1 = as fast as its bound)"))
+    bars_ax.set_title(say("overlap efficiency by regime\n(1 = as fast as its slower half)"))
     intensity_axis(lines_ax, all_iters)
     lines_ax.set_xlabel(say("kernel iterations per element"))
     lines_ax.set_ylabel(say("speed-up over one stream, one buffer (x)"))

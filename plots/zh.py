@@ -35,10 +35,11 @@ LABELS = {
     "{kind} {direction}": "{kind} {direction}",
     "speed at the offset / at offset 0\n(in the same repetition; median)":
         "该偏移的速度 / 偏移 0 的速度\n（同一次重复中测得；取中位数）",
-    "host address": "主机地址",
-    "Copy speed at a host address offset from an aligned one, relative to offset 0\n"
+    "{kind} {direction}, the device address offset": "{kind} {direction}，偏移的是设备地址",
+    "offset of the address": "地址偏移",
+    "Copy speed at an address offset from an aligned one, relative to offset 0\n"
     "(lecture 7.2 predicts dashed lines, unaligned, below 1, pinned most)":
-        "主机地址相对对齐地址偏移后的拷贝速度，以偏移 0 为 1\n"
+        "地址相对对齐地址偏移后的拷贝速度，以偏移 0 为 1\n"
         "（讲义 7.2 预言虚线，即未对齐，低于 1，固定内存最明显）",
     # phases
     "01 synchronous\npageable, {size}\nper vector": "01 同步\n可分页内存，每个向量\n{size}",
@@ -85,23 +86,28 @@ LABELS = {
     # efficiency
     "streams (= device buffers)": "流（= 设备缓冲区）",
     "chunks": "分块数",
-    "efficiency = bound / pipeline time": "效率 = 界限 / 流水线时间",
-    "06: pipeline efficiency, {size}; the kernel applies x = a x + c\n{iters:g} times per element "
-    "(the balanced regime)":
-        "06：流水线效率，{size}；核函数对每个元素执行 x = a x + c\n{iters:g} 次（平衡情形）",
+    "floor across shapes / time": "各形状共同下限 / 用时",
+    "overlap efficiency: max(kernels alone, copies alone) / time":
+        "重叠效率：max(核函数单独, 拷贝单独) / 用时",
+    "06: time by shape (ms, the fastest in bold) and floor / time\n"
+    "floor across shapes {floor:.2f} ms; {size}, x = a x + c {iters:g} times per element":
+        "06：各形状的用时（ms，最快者加粗）及 下限 / 用时\n"
+        "各形状共同下限 {floor:.2f} ms；{size}，每个元素执行 x = a x + c {iters:g} 次",
     # intensity
-    "bound: serial time / the slower of the pipeline without its kernels and without its copies":
-        "上界：串行时间 / 去掉核函数与去掉拷贝的两种流水线中较慢者",
+    "ceiling: serial time / the floor, the slower of these kernels\nalone and the fastest copies "
+    "alone of any shape":
+        "上限：串行时间 / 下限，即这些核函数单独运行\n与任意形状中最快的单独拷贝两者中较慢者",
     "pipeline: serial time / pipeline": "流水线：串行时间 / 流水线时间",
     "kernel iterations per element (arithmetic intensity)": "每个元素的核函数迭代次数（计算强度）",
     "speed-up over one stream, one buffer (x)": "相对单流单缓冲的加速比（倍）",
     "06: what overlap buys, from copy-bound to compute-bound":
         "06：重叠带来多少收益，从拷贝受限到计算受限",
     # staged
-    "staged pipeline": "暂存式流水线",
-    "its CPU copies alone (no GPU)": "其 CPU 拷贝单独运行（不用 GPU）",
-    "its CPU copies inside the staged run": "其 CPU 拷贝在暂存式运行之中",
-    "data already pinned (the ceiling)": "数据已在固定内存中（上限）",
+    "staged pipeline, {copies}": "暂存式流水线，{copies}",
+    "both sides at once, {copies}": "两侧同时运行，{copies}",
+    "its CPU copies alone, {copies}": "其 CPU 拷贝单独运行，{copies}",
+    "the host's ceiling (both sides at once, at their fastest)": "主机上限（两侧同时运行，取最快）",
+    "data already pinned (the pinned ceiling)": "数据已在固定内存中（固定内存上限）",
     "its GPU work alone (no CPU copies)": "其 GPU 工作单独运行（没有 CPU 拷贝）",
     "cudaMemcpyAsync from pageable memory": "从可分页内存 cudaMemcpyAsync",
     "lesson 01's way": "第 01 课的做法",
@@ -116,7 +122,7 @@ LABELS = {
     "{direction}: GB/s (1e9 bytes/s)": "{direction}：GB/s（1e9 字节/秒）",
     "Host-device copy bandwidth across GPUs, by memory kind (median; transfer size along each "
     "axis)": "各 GPU 的主机-设备拷贝带宽，按内存种类（中位数；横轴为传输大小）",
-    "efficiency by regime\n(1 = as fast as its bound)": "各情形的效率\n（1 = 与界限一样快）",
+    "overlap efficiency by regime\n(1 = as fast as its slower half)": "各情形的重叠效率\n（1 = 与其较慢的一半一样快）",
     "kernel iterations per element": "每个元素的核函数迭代次数",
     "speed-up by\narithmetic intensity": "不同计算强度下的\n加速比",
     "06_overlap_pipeline across GPUs": "各 GPU 上的 06_overlap_pipeline",
@@ -135,6 +141,8 @@ NAMES = [(re.compile(pattern), chinese) for pattern, chinese in (
     (r"^pipelined$", "流水线"),
     (r"^by_role$", "按角色分流"),
     (r"^staged$", "暂存式"),
+    (r"^memcpy$", "memcpy"),
+    (r"^streaming$", "流式存储"),
     (r"^copy-bound$", "拷贝受限"),
     (r"^balanced$", "平衡"),
     (r"^compute-bound$", "计算受限"),

@@ -44,16 +44,17 @@ CSV_ROWS = {
     "02_streams": 31,
     "03_events": 16,  # timing 6, cpu_overlap 3 x 2, cross_stream 2, event_cost 2
     # core 59: 5 sizes x (4 kinds x 2 + 3 both ways) + 4 async; deep: per-copy 5 sizes x 2
-    # directions x 2 costs, alignment 5 sizes x
-    # 6 offsets x 2 kinds x 2 directions, batching 2 pieces x 2 directions x 4 ways (2 ways where
+    # directions x 2 costs, alignment 5 sizes x 6 offsets x 3 (pinned and pageable host
+    # addresses, device addresses) x 2 directions and 3 pitches x 2 directions, batching 2 pieces x 2 directions x 4 ways (2 ways where
     # the toolkit has no cudaMemcpyBatchAsync: BATCH_CALL_ROWS fewer), CPU 4, zero-copy 4,
     # pinning 9, async 4
-    "04_pinned_memory": 232,
+    "04_pinned_memory": 298,
     "05_raii_style_c": 5,  # sync, async, CPU work, final wait; the scoped half's fault walk
     # core 15: 3 regimes x 5; deep: orders 3 regimes x 4, shapes 7 chunk counts x 5 stream counts
-    # x 4, intensity 5 x 4 (1, 4, 16 = the balance point, 32 = twice it, 64), graph 5, managed 4,
-    # by role 2 layouts x 4, staged 4 + 2 thread counts x 3
-    "06_overlap_pipeline": 214,
+    # x 4 and the floor, intensity 5 x 4 (1, 4, 16 = the balance point, 32 = twice it, 64),
+    # graph 5, managed 4, by role 2 layouts x 4, staged 4 ways + the copies in weighed 2 + 2
+    # copies x 2 thread counts x 6 + the best against memcpy's + the ceiling
+    "06_overlap_pipeline": 237,
 }
 # Rows of the same small runs without --deep: the default run, what the classroom run measures.
 CORE_ROWS = {

@@ -1,11 +1,13 @@
 /*
- * test_common.c - host-only unit tests of common/common.c (and of lesson 06's chunk plan, the one
- * piece of a lesson that needs no GPU), run under AddressSanitizer and UBSan.
+ * test_common.c - host-only unit tests of common/common.c (and of lesson 06's chunk plan and its
+ * staged pipeline's CPU copies, the pieces of a lesson that need no GPU), run under
+ * AddressSanitizer and UBSan.
  *
  * Prints one line per test, "PASS name" or "FAIL name: what", which tests/run_tests.sh counts.
  * Exit status: the number of failed tests (0 when all pass).
  */
 #include "common.h"
+#include "../06_overlap_pipeline/copies.h"
 #include "../06_overlap_pipeline/pipeline.h"
 
 #include <math.h>
@@ -714,6 +716,47 @@ static void exercise_answers_are_set_beside_the_reference(void)
     rmdir(folder);
 }
 
+/* ---------------------------------------------------------------- 06's CPU copies */
+
+/* Every length up to 300 bytes, from and to every alignment in a 64-byte line, and one long copy:
+ * the bytes arrive, nothing past them is written. */
+static void expect_copies_exact(enum copy_method method)
+{
+    enum { ROOM = 4096 + 512 };
+    static unsigned char src[ROOM], dst[ROOM], want[ROOM];
+    for (size_t i = 0; i < ROOM; i++)
+        src[i] = (unsigned char)(i * 7 + 3);
+    for (size_t bytes = 0; bytes <= 4096; bytes = bytes < 300 ? bytes + 1 : bytes * 4 / 3 + 1)
+        for (size_t from = 0; from < 64; from += bytes < 300 ? 1 : 13)
+            for (size_t to = 0; to < 64; to += bytes < 300 ? 7 : 17) {
+                memset(dst, 0xee, ROOM);
+                memcpy(want, dst, ROOM);
+                memcpy(want + to, src + from, bytes);
+                copy_bytes(method, dst + to, src + from, bytes);
+                if (memcmp(dst, want, ROOM)) {
+                    fail("%s copy of %zu bytes from +%zu to +%zu", method == PLAIN_COPY ?
+                         "plain" : "streaming", bytes, from, to);
+                    return;
+                }
+            }
+}
+
+static void streaming_copies_move_every_byte_and_no_more(void)
+{
+    expect_copies_exact(STREAMING_COPY);
+    expect_copies_exact(PLAIN_COPY);
+}
+
+/* Last of the copies' tests: once turned off, as on a CPU without them, streaming copies are
+ * plain ones, and say so. */
+static void without_streaming_stores_copies_fall_back_to_memcpy(void)
+{
+    streaming_stores_off();
+    if (streaming_stores())
+        fail("turned off, the streaming stores are still %s", streaming_stores());
+    expect_copies_exact(STREAMING_COPY);
+}
+
 int main(void)
 {
     RUN(sizes_with_binary_suffixes_are_accepted);
@@ -745,5 +788,7 @@ int main(void)
     RUN(gpu_names_become_the_folders_run_all_makes);
     RUN(exercise_figures_are_read_from_the_reference);
     RUN(exercise_answers_are_set_beside_the_reference);
+    RUN(streaming_copies_move_every_byte_and_no_more);
+    RUN(without_streaming_stores_copies_fall_back_to_memcpy);
     return failures;
 }
