@@ -54,7 +54,9 @@ struct stats ratio_by_rep(const double *a, const double *b, int reps, double *sc
 
 /* Medians over paired repetitions. The bound is the slower of the same pipeline without its
  * copies (`kernels`) and without its kernels (`copies`): same streams, buffers, events, waits and
- * issue order, one kind of work left out. Nothing the pipeline does can take less time. */
+ * issue order, one kind of work left out. A reference for this shape only, and a heuristic: with
+ * kernels between them, the copies can share the link differently, so a pipeline that beats it is
+ * flagged (flag_beaten_bound), not assumed impossible. */
 struct outcome {
     struct stats pipeline, serial, kernels, copies;
     struct stats efficiency; /* bound / pipeline, rep by rep */
