@@ -35,12 +35,12 @@ LABELS = {
     "{kind} {direction}": "{kind} {direction}",
     "speed at the offset / at offset 0\n(in the same repetition; median)":
         "该偏移的速度 / 偏移 0 的速度\n（同一次重复中测得；取中位数）",
-    "{kind} {direction}, the device address offset": "{kind} {direction}，偏移的是设备地址",
+    "{kind} {direction}, the device address offset": "{kind} {direction}，设备地址偏移",
     "offset of the address": "地址偏移",
     "Copy speed at an address offset from an aligned one, relative to offset 0\n"
     "(lecture 7.2 predicts dashed lines, unaligned, below 1, pinned most)":
-        "地址相对对齐地址偏移后的拷贝速度，以偏移 0 为 1\n"
-        "（讲义 7.2 预言虚线，即未对齐，低于 1，固定内存最明显）",
+        "地址相对对齐地址偏移后的拷贝速度（以偏移 0 为 1）\n"
+        "（讲义 7.2 预测：虚线，即未对齐的偏移，低于 1，固定内存最明显）",
     # phases
     "01 synchronous\npageable, {size}\nper vector": "01 同步\n可分页内存，每个向量\n{size}",
     "05 synchronous\npinned, {size}\nper vector": "05 同步\n固定内存，每个向量\n{size}",
@@ -86,17 +86,17 @@ LABELS = {
     # efficiency
     "streams (= device buffers)": "流（= 设备缓冲区）",
     "chunks": "分块数",
-    "floor across shapes / time": "各形状共同下限 / 用时",
+    "floor across shapes / time": "所有形状共用的下限 / 用时",
     "overlap efficiency: max(kernels alone, copies alone) / time":
-        "重叠效率：max(核函数单独, 拷贝单独) / 用时",
+        "重叠效率：max(纯计算, 纯拷贝) / 用时",
     "06: time by shape (ms, the fastest in bold) and floor / time\n"
     "floor across shapes {floor:.2f} ms; {size}, x = a x + c {iters:g} times per element":
-        "06：各形状的用时（ms，最快者加粗）及 下限 / 用时\n"
-        "各形状共同下限 {floor:.2f} ms；{size}，每个元素执行 x = a x + c {iters:g} 次",
+        "06：各形状的用时（ms，最快者加粗）与 下限 / 用时\n"
+        "所有形状共用的下限 {floor:.2f} ms；{size}，每个元素执行 {iters:g} 次 x = a x + c",
     # intensity
     "ceiling: serial time / the floor, the slower of these kernels\nalone and the fastest copies "
     "alone of any shape":
-        "上限：串行时间 / 下限，即这些核函数单独运行\n与任意形状中最快的单独拷贝两者中较慢者",
+        "上限：串行时间 / 下限；下限取这些核函数的纯计算\n与任一形状中最快的纯拷贝两者中较慢的一个",
     "pipeline: serial time / pipeline": "流水线：串行时间 / 流水线时间",
     "kernel iterations per element (arithmetic intensity)": "每个元素的核函数迭代次数（计算强度）",
     "speed-up over one stream, one buffer (x)": "相对单流单缓冲的加速比（倍）",
@@ -106,10 +106,10 @@ LABELS = {
     "staged pipeline, {copies}": "暂存式流水线，{copies}",
     "both sides at once, {copies}": "两侧同时运行，{copies}",
     "its CPU copies alone, {copies}": "其 CPU 拷贝单独运行，{copies}",
-    "the host's ceiling (both sides at once, at their fastest)": "主机上限（两侧同时运行，取最快）",
+    "the host's ceiling (both sides at once, at their fastest)": "主机上限（两侧同时运行中最快的一次）",
     "data already pinned (the pinned ceiling)": "数据已在固定内存中（固定内存上限）",
     "its GPU work alone (no CPU copies)": "其 GPU 工作单独运行（没有 CPU 拷贝）",
-    "cudaMemcpyAsync from pageable memory": "从可分页内存 cudaMemcpyAsync",
+    "cudaMemcpyAsync from pageable memory": "从可分页内存执行 cudaMemcpyAsync",
     "lesson 01's way": "第 01 课的做法",
     "{label}: {gbps:.1f} GB/s": "{label}：{gbps:.1f} GB/s",
     "CPU threads copying into and out of the staging buffers": "拷入、拷出暂存缓冲区的 CPU 线程数",
