@@ -1,7 +1,8 @@
 """What the results must show, in the shipped reference and in every run under results/: no
 pipeline beats its bound by more than its efficiency's own spread (a bound a measurement beats is
 a bug in the bound), nor the floor across shapes, nor a staged run the host's ceiling, by more
-than the floor's or the ceiling's own fastest repetition; the balanced regime is balanced: the
+than the floor's or the ceiling's own fastest repetition; part 5 weighs both ways of copying at
+every thread count; the balanced regime is balanced: the
 pipeline without its copies and without its kernels within 5% of each other; the intensity sweep
 holds the balance point and twice it; main.c's plain loop takes the same time as the engine's
 depth-first run, which issues the same calls (`--deep orders`); lesson 02 asks which calls wait
@@ -95,6 +96,27 @@ def ceiling_problems(rows):
                    f"{r['median_ms']} ms, below the ceiling's fastest {ceiling[0]['min_ms']}")
 
 
+def staged_way_problems(rows):
+    """Where part 5 weighed two ways of copying: both at every thread count, each with its staged
+    run, its CPU side alone and both sides at once, the copies in weighed both ways, and the best
+    run against memcpy's."""
+    staged = [r for r in rows if r["experiment"] == "staged"]
+    ways = {(r["params"]["copies"], r["params"]["threads"], r["variant"]) for r in staged
+            if "copies" in r["params"] and "threads" in r["params"]
+            and r["variant"] in ("staged", "cpu_alone", "sides_at_once")}
+    copies = {c for c, _, _ in ways}
+    if len(copies) < 2:
+        return
+    for way in sorted(copies):
+        for threads in sorted({t for _, t, _ in ways}):
+            for variant in ("staged", "cpu_alone", "sides_at_once"):
+                if (way, threads, variant) not in ways:
+                    yield f"staged part: no {variant} row for {way} on {threads} threads"
+    for variant, count in (("cpu_copies_in_choice", 2), ("best_vs_memcpy", 1)):
+        if sum(r["variant"] == variant for r in staged) != count:
+            yield f"staged part: not {count} {variant} row(s)"
+
+
 def intensity_problems(rows):
     """The intensity sweep, where it ran, holds the balanced regime's iterations and twice them."""
     swept = {r["params"]["iters"] for r in rows if r["experiment"] == "sweep_intensity"}
@@ -118,6 +140,12 @@ def test_no_shape_beats_the_floor_across_shapes(path):
 @pytest.mark.parametrize("path", RESULTS, ids=[str(p.relative_to(ROOT)) for p in RESULTS])
 def test_no_staged_run_beats_the_hosts_ceiling(path):
     problems = list(ceiling_problems(read_rows(path)))
+    assert not problems, "\n".join(problems[:10])
+
+
+@pytest.mark.parametrize("path", RESULTS, ids=[str(p.relative_to(ROOT)) for p in RESULTS])
+def test_the_staged_part_weighs_both_ways_of_copying(path):
+    problems = list(staged_way_problems(read_rows(path)))
     assert not problems, "\n".join(problems[:10])
 
 
@@ -196,3 +224,7 @@ def test_the_floor_and_ceiling_checks_catch_a_run_below_them():
     assert len(list(ceiling_problems(staged))) == 1
     assert not list(ceiling_problems(staged[:1] + [row("staged", "staged", 39.5, 39.0,
                                                        copies="streaming", threads=12)]))
+    one_way_missing = [row("staged", v, 40.0, 39.0, copies=c, threads=16)
+                       for c in ("memcpy", "streaming")
+                       for v in ("staged", "cpu_alone", "sides_at_once")][:-1]
+    assert len(list(staged_way_problems(one_way_missing))) == 3  # the row, the choice, the best
